@@ -1,0 +1,91 @@
+package dev.durability.broker.control;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.durability.config.control.ServiceConfig;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * This server's connection to RabbitMQ, opened on first use and reopened on the next use after it
+ * broke. The client's automatic recovery stays off: every caller already retries on its own schedule
+ * (the drain on its next tick), and a half-recovered connection would hide a broker outage from it.
+ */
+@ApplicationScoped
+public class BrokerConnection {
+    private static final Logger LOG = Logger.getLogger(BrokerConnection.class.getName());
+
+    @Inject
+    BrokerConfig config;
+
+    @Inject
+    ServiceConfig service;
+
+    @Resource
+    ManagedThreadFactory threads;
+
+    private Connection connection;
+
+    /** A new channel on the (re)opened connection; the caller closes it. */
+    public Channel openChannel() throws IOException, TimeoutException {
+        Channel channel = connection().createChannel();
+        if (channel == null) {
+            throw new IOException("RabbitMQ refused a new channel: the connection's channel limit is reached");
+        }
+        return channel;
+    }
+
+    private synchronized Connection connection() throws IOException, TimeoutException {
+        if (connection == null || !connection.isOpen()) {
+            ConnectionFactory factory = new ConnectionFactory();
+            factory.setHost(config.host());
+            factory.setPort(config.port());
+            factory.setUsername(config.username());
+            factory.setPassword(config.password());
+            factory.setVirtualHost(config.virtualHost());
+            factory.setConnectionTimeout(config.connectTimeoutMillis());
+            factory.setHandshakeTimeout(config.connectTimeoutMillis());
+            factory.setRequestedHeartbeat(config.heartbeatSeconds());
+            // Bounds channel open, confirm.select and close: a wedged broker must not hang a drain tick.
+            factory.setChannelRpcTimeout(Math.max(10_000, config.connectTimeoutMillis()));
+            factory.setAutomaticRecoveryEnabled(false);
+            factory.setTopologyRecoveryEnabled(false);
+            factory.setThreadFactory(threads);
+            Connection opened = factory.newConnection(service.serviceName() + "@" + service.instanceName());
+            try (Channel channel = opened.createChannel()) {
+                declareTopology(channel);
+            } catch (IOException | TimeoutException | RuntimeException e) {
+                opened.abort();
+                throw e;
+            }
+            connection = opened;
+            LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
+        }
+        return connection;
+    }
+
+    private void declareTopology(Channel channel) throws IOException {
+        channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true);
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (connection != null && connection.isOpen()) {
+            try {
+                connection.close(5_000);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.FINE, "RabbitMQ connection did not close cleanly", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.durability.config.boundary;
+
+import dev.durability.broker.control.BrokerConfig;
+import dev.durability.config.control.ServiceConfig;
+import dev.durability.outbox.control.OutboxConfig;
+import jakarta.annotation.PostConstruct;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+
+import java.util.logging.Logger;
+
+/**
+ * Validates every {@code durability.*} property before anything else starts. An exception here fails the
+ * application's start, so a bad value stops the deployment with a message naming its key instead of
+ * surfacing later as a misbehaving drain.
+ */
+@Startup
+@Singleton
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class ConfigurationCheck {
+    private static final Logger LOG = Logger.getLogger(ConfigurationCheck.class.getName());
+
+    @Inject
+    ServiceConfig service;
+
+    @Inject
+    BrokerConfig broker;
+
+    @Inject
+    OutboxConfig outbox;
+
+    @PostConstruct
+    void validate() {
+        service.validate();
+        broker.validate();
+        outbox.validate();
+        LOG.info(() -> "Durability configuration valid: service " + service.serviceName() + ", instance "
+                + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + broker);
+    }
+}

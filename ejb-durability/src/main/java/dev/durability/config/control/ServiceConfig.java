@@ -1,0 +1,56 @@
+package dev.durability.config.control;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.lang.management.ManagementFactory;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/** Who this service is, and where its tables live: {@code durability.service-name}, {@code durability.instance-name}, {@code durability.database.schema}. */
+@ApplicationScoped
+public class ServiceConfig {
+    public static final String SERVICE_NAME = "durability.service-name";
+    public static final String INSTANCE_NAME = "durability.instance-name";
+    public static final String SCHEMA = "durability.database.schema";
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+    private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    @Inject
+    @ConfigProperty(name = SERVICE_NAME)
+    Optional<String> serviceName;
+
+    @Inject
+    @ConfigProperty(name = INSTANCE_NAME)
+    Optional<String> instanceName;
+
+    @Inject
+    @ConfigProperty(name = SCHEMA)
+    String schema;
+
+    public void validate() {
+        InvalidConfigurationException.check(serviceName.isPresent(), SERVICE_NAME, "",
+                "is required: it is the source_service of every event this service stages");
+        InvalidConfigurationException.check(NAME.matcher(serviceName.get()).matches(), SERVICE_NAME, serviceName.get(),
+                "must be 1-100 characters of letters, digits, '.', '_' or '-'");
+        instanceName.ifPresent(name -> InvalidConfigurationException.check(NAME.matcher(name).matches(),
+                INSTANCE_NAME, name, "must be 1-100 characters of letters, digits, '.', '_' or '-'"));
+        InvalidConfigurationException.check(SCHEMA_NAME.matcher(schema).matches(), SCHEMA, schema,
+                "must be a lower-case PostgreSQL identifier");
+    }
+
+    public String serviceName() {
+        return serviceName.orElseThrow(() -> new InvalidConfigurationException(SERVICE_NAME, "", "is required"));
+    }
+
+    /** Names this server in claims and logs; defaults to the JVM's {@code pid@host}. */
+    public String instanceName() {
+        return instanceName.orElseGet(() -> ManagementFactory.getRuntimeMXBean().getName());
+    }
+
+    public String schema() {
+        return schema;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.durability.envelope;
+
+import jakarta.json.JsonObject;
+import jakarta.json.bind.annotation.JsonbNillable;
+import jakarta.json.bind.annotation.JsonbProperty;
+import jakarta.json.bind.annotation.JsonbPropertyOrder;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * One event as it is staged, published and consumed. Immutable and valid by construction: an
+ * envelope that exists has a dotted lower-case type, a source, a UTC instant and a JSON object payload.
+ */
+@JsonbNillable
+@JsonbPropertyOrder({"id", "event_type", "source_service", "aggregate_id", "occurred_at", "schema_version",
+        "correlation_id", "causation_id", "payload"})
+public record EventEnvelope(
+        @JsonbProperty("id") UUID id,
+        @JsonbProperty("event_type") String eventType,
+        @JsonbProperty("source_service") String sourceService,
+        @JsonbProperty("aggregate_id") UUID aggregateId,
+        @JsonbProperty("occurred_at") Instant occurredAt,
+        @JsonbProperty("schema_version") int schemaVersion,
+        @JsonbProperty("correlation_id") String correlationId,
+        @JsonbProperty("causation_id") String causationId,
+        @JsonbProperty("payload") JsonObject payload) {
+
+    /** At least two dot-separated lower-case segments, e.g. {@code order.placed}. */
+    static final Pattern EVENT_TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+");
+    static final int MAX_TEXT = 255;
+
+    public EventEnvelope {
+        require(id != null, "id is required");
+        eventType = checkEventType(eventType);
+        require(sourceService != null && !sourceService.isBlank(), "source_service is required");
+        require(sourceService.length() <= MAX_TEXT, "source_service is longer than " + MAX_TEXT + " characters");
+        require(occurredAt != null, "occurred_at is required");
+        require(schemaVersion >= 1, "schema_version must be 1 or more, was " + schemaVersion);
+        require(correlationId != null && !correlationId.isBlank(), "correlation_id is required");
+        require(correlationId.length() <= MAX_TEXT, "correlation_id is longer than " + MAX_TEXT + " characters");
+        require(causationId == null || (!causationId.isBlank() && causationId.length() <= MAX_TEXT),
+                "causation_id must be absent or 1.." + MAX_TEXT + " characters");
+        require(payload != null, "payload must be a JSON object");
+    }
+
+    /** Validates an event type, returning it unchanged, or throws {@link InvalidEnvelopeException} saying why. */
+    public static String checkEventType(String eventType) {
+        require(eventType != null, "event_type is required");
+        require(eventType.length() <= MAX_TEXT, "event_type is longer than " + MAX_TEXT + " characters");
+        require(EVENT_TYPE.matcher(eventType).matches(),
+                "event_type must be dotted lower-case like 'order.placed', was '" + eventType + "'");
+        return eventType;
+    }
+
+    /** Starts a new event of this type from this service: a fresh UUIDv7 id, occurred now, schema version 1. */
+    public static Builder builder(String eventType, String sourceService) {
+        return new Builder(eventType, sourceService);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new InvalidEnvelopeException(message);
+        }
+    }
+
+    /** Fills in what a producer rarely chooses itself; {@link #build()} validates the whole envelope. */
+    public static final class Builder {
+        private final UUID id = EventIds.next();
+        private final String eventType;
+        private final String sourceService;
+        private UUID aggregateId;
+        // Millisecond precision: what PostgreSQL, AMQP timestamps and most consumers can represent.
+        private Instant occurredAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        private int schemaVersion = 1;
+        private String correlationId;
+        private String causationId;
+        private JsonObject payload = jakarta.json.JsonValue.EMPTY_JSON_OBJECT;
+
+        private Builder(String eventType, String sourceService) {
+            this.eventType = eventType;
+            this.sourceService = sourceService;
+        }
+
+        public Builder aggregateId(UUID aggregateId) {
+            this.aggregateId = aggregateId;
+            return this;
+        }
+
+        public Builder occurredAt(Instant occurredAt) {
+            this.occurredAt = Objects.requireNonNull(occurredAt, "occurredAt");
+            return this;
+        }
+
+        public Builder schemaVersion(int schemaVersion) {
+            this.schemaVersion = schemaVersion;
+            return this;
+        }
+
+        /** Defaults to the event's own id: a new conversation starts here. */
+        public Builder correlationId(String correlationId) {
+            this.correlationId = correlationId;
+            return this;
+        }
+
+        /** The id of the event or command that caused this one, when there is one. */
+        public Builder causationId(String causationId) {
+            this.causationId = causationId;
+            return this;
+        }
+
+        public Builder payload(JsonObject payload) {
+            this.payload = payload;
+            return this;
+        }
+
+        public EventEnvelope build() {
+            return new EventEnvelope(id, eventType, sourceService, aggregateId, occurredAt, schemaVersion,
+                    correlationId == null ? id.toString() : correlationId, causationId, payload);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package dev.durability.outbox.boundary;
+
+import dev.durability.outbox.control.Claim;
+import dev.durability.outbox.control.ConfirmedPublisher;
+import dev.durability.outbox.control.OutboxClaims;
+import dev.durability.outbox.control.OutboxConfig;
+import dev.durability.outbox.control.OutboxMetrics;
+import dev.durability.outbox.control.PublishOutcome;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionManagement;
+import jakarta.ejb.TransactionManagementType;
+import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.UserTransaction;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Drains the outbox on every server: claim (short transaction) → publish with confirms (no transaction,
+ * no row locks) → stamp (short transaction), repeated while claims come back full, within a time budget.
+ *
+ * <p>Timer: a non-persistent interval timer, every {@code durability.outbox.poll-interval-ms} (default
+ * 1 s), created at start-up; bean-managed transactions, so the publish step runs outside any
+ * transaction and each claim and stamp commits on its own. A tick that finds the previous one still
+ * running returns at once: ticks never overlap on one server.
+ */
+@Startup
+@Singleton
+@DependsOn({"ConfigurationCheck", "SchemaMigration"})
+@TransactionManagement(TransactionManagementType.BEAN)
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+public class OutboxDrainTimer {
+    private static final Logger LOG = Logger.getLogger(OutboxDrainTimer.class.getName());
+
+    @Resource
+    TimerService timers;
+
+    @Resource
+    UserTransaction transaction;
+
+    @Inject
+    OutboxConfig config;
+
+    @Inject
+    OutboxClaims claims;
+
+    @Inject
+    ConfirmedPublisher publisher;
+
+    @Inject
+    OutboxMetrics metrics;
+
+    private final AtomicBoolean draining = new AtomicBoolean();
+
+    @PostConstruct
+    void schedule() {
+        long interval = config.pollInterval().toMillis();
+        timers.createIntervalTimer(interval, interval, new TimerConfig("durability-outbox-drain", false));
+    }
+
+    @Timeout
+    void tick() {
+        if (!draining.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            drain();
+        } catch (Exception e) {
+            // The rows stay claimed or pending; the lease and the next tick take it from here.
+            LOG.log(Level.WARNING, "Outbox drain tick failed; it resumes on the next tick", e);
+        } finally {
+            draining.set(false);
+        }
+    }
+
+    private void drain() throws Exception {
+        long deadline = System.nanoTime() + config.tickBudget().toNanos();
+        while (true) {
+            Claim claim = inTransaction(claims::claim);
+            if (claim.isEmpty()) {
+                return;
+            }
+            if (claim.recovered() > 0) {
+                metrics.leaseRecovered(claim.recovered());
+                LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
+            }
+            List<PublishOutcome> outcomes = publisher.publish(claim.events());
+            List<Double> lags = inTransaction(() -> claims.stamp(claim.token(), outcomes));
+            long failed = count(outcomes, PublishOutcome.Result.FAILED);
+            long unroutable = count(outcomes, PublishOutcome.Result.UNROUTABLE);
+            metrics.published(lags);
+            if (unroutable > 0) {
+                metrics.unroutable(unroutable);
+                outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.UNROUTABLE)
+                        .map(PublishOutcome::detail).distinct()
+                        .forEach(detail -> LOG.warning(() -> "Outbox events published but routed to no queue ("
+                                + unroutable + " in this batch): " + detail));
+            }
+            if (failed > 0) {
+                metrics.failed(failed);
+                outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.FAILED)
+                        .map(PublishOutcome::detail).distinct()
+                        .forEach(detail -> LOG.warning(() -> failed + " outbox events not published, retried after "
+                                + "backoff: " + detail));
+                return;
+            }
+            if (claim.size() < config.batchSize() || System.nanoTime() > deadline) {
+                return;
+            }
+        }
+    }
+
+    private static long count(List<PublishOutcome> outcomes, PublishOutcome.Result result) {
+        return outcomes.stream().filter(o -> o.result() == result).count();
+    }
+
+    private <T> T inTransaction(Callable<T> work) throws Exception {
+        transaction.begin();
+        try {
+            T result = work.call();
+            transaction.commit();
+            return result;
+        } catch (Exception | Error e) {
+            rollbackQuietly();
+            throw e;
+        }
+    }
+
+    private void rollbackQuietly() {
+        try {
+            if (transaction.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                transaction.rollback();
+            }
+        } catch (SystemException | IllegalStateException | SecurityException e) {
+            LOG.log(Level.WARNING, "Rollback of an outbox drain transaction failed", e);
+        }
+    }
+}

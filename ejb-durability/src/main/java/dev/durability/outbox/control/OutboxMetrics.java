@@ -1,0 +1,112 @@
+package dev.durability.outbox.control;
+
+import dev.durability.outbox.entity.OutboxEvent;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Timer;
+
+import java.time.Duration;
+
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The outbox's signals on {@code /metrics}. Counters and the lag histogram are this server's own;
+ * the gauges read the shared table, so every server reports the same depth.
+ */
+@ApplicationScoped
+public class OutboxMetrics {
+    /** Scrapes within this many milliseconds share one status query. */
+    private static final long STATUS_CACHE_MILLIS = 1_000;
+
+    @Inject
+    MetricRegistry registry;
+
+    @PersistenceContext(unitName = "durability")
+    EntityManager em;
+
+    @Inject
+    OutboxConfig config;
+
+    private Counter published;
+    private Counter failed;
+    private Counter unroutable;
+    private Counter leaseRecoveries;
+    private Timer publishLag;
+    private volatile Status status = new Status(0, 0, 0, 0, 0);
+
+    @PostConstruct
+    void register() {
+        published = registry.counter(metadata("durability_outbox_published",
+                "Outbox rows the broker confirmed and the drain stamped published", MetricUnits.NONE));
+        failed = registry.counter(metadata("durability_outbox_publish_failures",
+                "Publish attempts that failed (broker unreachable, nack, confirm timeout); the row is retried with backoff",
+                MetricUnits.NONE));
+        unroutable = registry.counter(metadata("durability_outbox_unroutable",
+                "Confirmed messages the broker returned because no queue is bound for their event type",
+                MetricUnits.NONE));
+        leaseRecoveries = registry.counter(metadata("durability_outbox_lease_recoveries",
+                "Rows claimed again after an earlier claim's lease expired (a worker died or stalled)",
+                MetricUnits.NONE));
+        publishLag = registry.timer(metadata("durability_outbox_publish_lag",
+                "Time from staging (created_at) to the broker's confirm, on the database clock", MetricUnits.SECONDS));
+        gauge("durability_outbox_depth", "Outbox rows not yet published", MetricUnits.NONE, Status::depth);
+        gauge("durability_outbox_oldest_pending_age", "Age of the oldest unpublished outbox row (0 when none)",
+                MetricUnits.SECONDS, Status::oldestPendingSeconds);
+        gauge("durability_outbox_unpublished_beyond_grace",
+                "Unpublished outbox rows older than durability.outbox.pending-grace-seconds: should always be 0",
+                MetricUnits.NONE, Status::beyondGrace);
+        gauge("durability_outbox_rows_with_errors", "Unpublished outbox rows whose last publish attempt failed",
+                MetricUnits.NONE, Status::withErrors);
+    }
+
+    public void published(List<Double> lagSeconds) {
+        published.inc(lagSeconds.size());
+        lagSeconds.forEach(lag -> publishLag.update(Duration.ofMillis(Math.max(0, Math.round(lag * 1000)))));
+    }
+
+    public void failed(long count) {
+        failed.inc(count);
+    }
+
+    public void unroutable(long count) {
+        unroutable.inc(count);
+    }
+
+    public void leaseRecovered(long count) {
+        leaseRecoveries.inc(count);
+    }
+
+    private void gauge(String name, String description, String unit, ToDoubleFunction<Status> value) {
+        registry.gauge(metadata(name, description, unit), this, metrics -> value.applyAsDouble(metrics.status()));
+    }
+
+    private Status status() {
+        Status current = status;
+        if (System.currentTimeMillis() - current.readAt() < STATUS_CACHE_MILLIS) {
+            return current;
+        }
+        Object[] row = (Object[]) em.createNamedQuery(OutboxEvent.PENDING_STATUS)
+                .setParameter(1, config.pendingGraceSeconds())
+                .getSingleResult();
+        current = new Status(((Number) row[0]).doubleValue(), ((Number) row[1]).doubleValue(),
+                ((Number) row[2]).doubleValue(), ((Number) row[3]).doubleValue(), System.currentTimeMillis());
+        status = current;
+        return current;
+    }
+
+    private static Metadata metadata(String name, String description, String unit) {
+        return Metadata.builder().withName(name).withDescription(description).withUnit(unit).build();
+    }
+
+    private record Status(double depth, double oldestPendingSeconds, double beyondGrace, double withErrors,
+                          long readAt) {
+    }
+}

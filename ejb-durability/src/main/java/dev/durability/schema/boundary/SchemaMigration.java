@@ -1,0 +1,54 @@
+package dev.durability.schema.boundary;
+
+import dev.durability.config.control.ServiceConfig;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionManagement;
+import jakarta.ejb.TransactionManagementType;
+import jakarta.inject.Inject;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+
+import javax.sql.DataSource;
+import java.util.logging.Logger;
+
+/**
+ * Brings the schema to the version this build expects, at start-up, on every server. Flyway serializes
+ * concurrent servers with a PostgreSQL advisory lock, refuses a migration whose checksum changed after
+ * release, and a failure here fails the application's start: no server runs against a schema it does
+ * not know. Bean-managed transactions: Flyway commits each migration itself.
+ */
+@Startup
+@Singleton
+@DependsOn("ConfigurationCheck")
+@TransactionManagement(TransactionManagementType.BEAN)
+public class SchemaMigration {
+    private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
+
+    /** The library's own history table, so an application's Flyway history in the same schema stays its own. */
+    static final String HISTORY_TABLE = "durability_schema_history";
+
+    @Resource(lookup = "jdbc/durability")
+    DataSource dataSource;
+
+    @Inject
+    ServiceConfig service;
+
+    @PostConstruct
+    void migrate() {
+        MigrateResult result = Flyway.configure(SchemaMigration.class.getClassLoader())
+                .dataSource(dataSource)
+                .schemas(service.schema())
+                .createSchemas(true)
+                .table(HISTORY_TABLE)
+                .locations("classpath:db/migration")
+                .validateMigrationNaming(true)
+                .load()
+                .migrate();
+        LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion
+                + " (" + result.migrationsExecuted + " migrations applied now)");
+    }
+}

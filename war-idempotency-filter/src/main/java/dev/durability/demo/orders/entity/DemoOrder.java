@@ -1,0 +1,80 @@
+package dev.durability.demo.orders.entity;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+import java.time.OffsetDateTime;
+import java.util.UUID;
+
+/** A placed order. Valid by construction; the client chooses its id, so a retried create collides. */
+@Entity
+@Table(name = "demo_orders")
+public class DemoOrder {
+    public static final int MAX_QUANTITY = 1000;
+
+    @Id
+    private UUID id;
+
+    @Column(nullable = false)
+    private String customer;
+
+    @Column(nullable = false)
+    private String sku;
+
+    @Column(nullable = false)
+    private int quantity;
+
+    @Column(name = "placed_at", nullable = false)
+    private OffsetDateTime placedAt;
+
+    protected DemoOrder() {
+        // for JPA
+    }
+
+    public DemoOrder(UUID id, String customer, String sku, int quantity, OffsetDateTime placedAt) {
+        this.id = require(id, "id");
+        this.customer = text(customer, "customer", 200);
+        this.sku = text(sku, "sku", 100);
+        if (quantity < 1 || quantity > MAX_QUANTITY) {
+            throw new IllegalArgumentException("quantity must be between 1 and " + MAX_QUANTITY + ", was " + quantity);
+        }
+        this.quantity = quantity;
+        this.placedAt = require(placedAt, "placedAt");
+    }
+
+    private static <T> T require(T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " is required");
+        }
+        return value;
+    }
+
+    private static String text(String value, String name, int max) {
+        if (value == null || value.isBlank() || value.length() > max) {
+            throw new IllegalArgumentException(name + " must be 1.." + max + " characters");
+        }
+        return value;
+    }
+
+    public UUID id() {
+        return id;
+    }
+
+    public String customer() {
+        return customer;
+    }
+
+    public String sku() {
+        return sku;
+    }
+
+    public int quantity() {
+        return quantity;
+    }
+
+    public OffsetDateTime placedAt() {
+        return placedAt;
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The reference deployment's demo domain: orders placed through {@code POST /api/orders}, each staging
+ * {@code order.placed} through the outbox exactly as an adopting team's code would. Nothing in the
+ * library depends on it.
+ */
+package dev.durability.demo;
