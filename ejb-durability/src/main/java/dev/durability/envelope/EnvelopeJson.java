@@ -1,15 +1,25 @@
 package dev.durability.envelope;
 
+import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.json.bind.JsonbException;
 
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.UUID;
 
 /**
- * The JSON form of envelopes and payloads, through JSON-B. One shared {@link Jsonb}: it is thread-safe
- * and costly to build.
+ * The JSON form of envelopes. The envelope's nine fields are written and read field by field with
+ * JSON-P, so absent values are explicit {@code null}s and every malformed field is named in the error;
+ * producers' payload objects are turned into JSON with JSON-B.
  */
 public final class EnvelopeJson {
     private static final Jsonb JSONB = JsonbBuilder.create();
@@ -18,31 +28,46 @@ public final class EnvelopeJson {
     }
 
     public static String write(EventEnvelope envelope) {
-        return JSONB.toJson(envelope);
+        JsonObjectBuilder json = Json.createObjectBuilder()
+                .add("id", envelope.id().toString())
+                .add("event_type", envelope.eventType())
+                .add("source_service", envelope.sourceService());
+        nullable(json, "aggregate_id", envelope.aggregateId() == null ? null : envelope.aggregateId().toString());
+        json.add("occurred_at", envelope.occurredAt().toString())
+                .add("schema_version", envelope.schemaVersion())
+                .add("correlation_id", envelope.correlationId());
+        nullable(json, "causation_id", envelope.causationId());
+        return json.add("payload", envelope.payload()).build().toString();
     }
 
     public static byte[] writeBytes(EventEnvelope envelope) {
         return write(envelope).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Reads and validates an envelope; anything malformed is an {@link InvalidEnvelopeException}. */
-    public static EventEnvelope read(String json) {
+    /** Reads and validates an envelope; anything malformed is an {@link InvalidEnvelopeException} naming the field. */
+    public static EventEnvelope read(String text) {
+        JsonObject json;
         try {
-            EventEnvelope envelope = JSONB.fromJson(json, EventEnvelope.class);
-            if (envelope == null) {
-                throw new InvalidEnvelopeException("envelope is empty");
+            JsonValue value = Json.createReader(new StringReader(text)).readValue();
+            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
+                throw new InvalidEnvelopeException("envelope must be a JSON object, was " + value.getValueType());
             }
-            return envelope;
-        } catch (JsonbException e) {
-            Throwable cause = e;
-            while (cause.getCause() != null) {
-                if (cause.getCause() instanceof InvalidEnvelopeException invalid) {
-                    throw invalid;
-                }
-                cause = cause.getCause();
-            }
-            throw new InvalidEnvelopeException("envelope is not valid JSON of SPEC §3: " + e.getMessage(), e);
+            json = value.asJsonObject();
+        } catch (JsonException | IllegalStateException e) {
+            throw new InvalidEnvelopeException("envelope is not valid JSON: " + e.getMessage(), e);
         }
+        JsonValue payload = json.get("payload");
+        if (payload == null || payload.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw new InvalidEnvelopeException("payload must be a JSON object");
+        }
+        JsonValue version = json.get("schema_version");
+        if (version == null || version.getValueType() != JsonValue.ValueType.NUMBER
+                || !json.getJsonNumber("schema_version").isIntegral()) {
+            throw new InvalidEnvelopeException("schema_version must be an integer");
+        }
+        return new EventEnvelope(uuid(json, "id"), text(json, "event_type"), text(json, "source_service"),
+                uuid(json, "aggregate_id"), instant(json, "occurred_at"), json.getJsonNumber("schema_version").intValue(),
+                text(json, "correlation_id"), text(json, "causation_id"), payload.asJsonObject());
     }
 
     /** A payload object of the producer's own type, turned into the JSON object the envelope carries. */
@@ -50,11 +75,53 @@ public final class EnvelopeJson {
         if (payload instanceof JsonObject json) {
             return json;
         }
-        String json = JSONB.toJson(payload);
+        String json;
         try {
-            return JSONB.fromJson(json, JsonObject.class);
-        } catch (JsonbException | ClassCastException e) {
-            throw new InvalidEnvelopeException("payload must serialize to a JSON object, was: " + json, e);
+            json = JSONB.toJson(payload);
+        } catch (JsonbException e) {
+            throw new InvalidEnvelopeException("payload cannot be written as JSON: " + e.getMessage(), e);
+        }
+        JsonValue value = Json.createReader(new StringReader(json)).readValue();
+        if (value.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw new InvalidEnvelopeException("payload must serialize to a JSON object, was: " + json);
+        }
+        return value.asJsonObject();
+    }
+
+    private static void nullable(JsonObjectBuilder json, String name, String value) {
+        if (value == null) {
+            json.addNull(name);
+        } else {
+            json.add(name, value);
+        }
+    }
+
+    private static String text(JsonObject json, String name) {
+        JsonValue value = json.get(name);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (!(value instanceof JsonString string)) {
+            throw new InvalidEnvelopeException(name + " must be a string");
+        }
+        return string.getString();
+    }
+
+    private static UUID uuid(JsonObject json, String name) {
+        String value = text(json, name);
+        try {
+            return value == null ? null : UUID.fromString(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEnvelopeException(name + " must be a UUID, was '" + value + "'", e);
+        }
+    }
+
+    private static Instant instant(JsonObject json, String name) {
+        String value = text(json, name);
+        try {
+            return value == null ? null : Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw new InvalidEnvelopeException(name + " must be an RFC 3339 UTC time, was '" + value + "'", e);
         }
     }
 }

@@ -1,9 +1,6 @@
 package dev.durability.envelope;
 
 import jakarta.json.JsonObject;
-import jakarta.json.bind.annotation.JsonbNillable;
-import jakarta.json.bind.annotation.JsonbProperty;
-import jakarta.json.bind.annotation.JsonbPropertyOrder;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -14,20 +11,18 @@ import java.util.regex.Pattern;
 /**
  * One event as it is staged, published and consumed. Immutable and valid by construction: an
  * envelope that exists has a dotted lower-case type, a source, a UTC instant and a JSON object payload.
+ * Its JSON form ({@link EnvelopeJson}) names the fields in snake case, as SPEC §3 does.
  */
-@JsonbNillable
-@JsonbPropertyOrder({"id", "event_type", "source_service", "aggregate_id", "occurred_at", "schema_version",
-        "correlation_id", "causation_id", "payload"})
 public record EventEnvelope(
-        @JsonbProperty("id") UUID id,
-        @JsonbProperty("event_type") String eventType,
-        @JsonbProperty("source_service") String sourceService,
-        @JsonbProperty("aggregate_id") UUID aggregateId,
-        @JsonbProperty("occurred_at") Instant occurredAt,
-        @JsonbProperty("schema_version") int schemaVersion,
-        @JsonbProperty("correlation_id") String correlationId,
-        @JsonbProperty("causation_id") String causationId,
-        @JsonbProperty("payload") JsonObject payload) {
+        UUID id,
+        String eventType,
+        String sourceService,
+        UUID aggregateId,
+        Instant occurredAt,
+        int schemaVersion,
+        String correlationId,
+        String causationId,
+        JsonObject payload) {
 
     /** At least two dot-separated lower-case segments, e.g. {@code order.placed}. */
     static final Pattern EVENT_TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+");

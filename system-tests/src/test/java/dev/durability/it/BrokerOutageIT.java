@@ -1,0 +1,61 @@
+package dev.durability.it;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Orders placed while RabbitMQ is down stay pending with their errors and backoff, and all arrive once it is back. */
+class BrokerOutageIT {
+    private final URI server = Coordinates.mainServer();
+    private final OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+
+    @Test
+    void eventsStagedWhileTheBrokerIsDownAreDeliveredWhenItReturns() throws Exception {
+        try (EventQueue queue = new EventQueue("order.placed")) {
+            List<String> orders = new ArrayList<>();
+            Rabbitmq.stopApp();
+            try {
+                for (int i = 0; i < 5; i++) {
+                    var response = Http.postJson(server, "/api/orders",
+                            "{\"customer\":\"outage\",\"sku\":\"s" + i + "\",\"quantity\":1}");
+                    // The business transaction does not depend on the broker.
+                    assertThat(response.statusCode()).isEqualTo(201);
+                    orders.add(Http.json(response).getString("id"));
+                }
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                    for (String order : orders) {
+                        OutboxTable.Row row = outbox.rowsOfAggregate(java.util.UUID.fromString(order)).get(0);
+                        assertThat(row.publishedAt()).isNull();
+                        assertThat(row.attempts()).isPositive();
+                        assertThat(row.lastError()).isNotBlank();
+                        assertThat(row.claimedAt()).as("claim released after the failure").isNull();
+                        assertThat(row.nextAttemptAt()).isAfter(row.createdAt())
+                                .isBeforeOrEqualTo(row.createdAt().plus(61 * (row.attempts() + 1), ChronoUnit.SECONDS));
+                    }
+                });
+                assertThat(Http.metric(server, "durability_outbox_publish_failures_total")).isPositive();
+                assertThat(Http.metric(server, "durability_outbox_rows_with_errors")).isGreaterThanOrEqualTo(5);
+            } finally {
+                Rabbitmq.startApp();
+            }
+            // Backoff is capped at 60 s; with jitter the last retry falls within about a minute.
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+                for (String order : orders) {
+                    assertThat(queue.messagesForAggregate(order)).as("message for order " + order).isNotEmpty();
+                }
+            });
+            for (String order : orders) {
+                OutboxTable.Row row = outbox.rowsOfAggregate(java.util.UUID.fromString(order)).get(0);
+                assertThat(row.publishedAt()).isNotNull();
+                assertThat(queue.messagesForAggregate(order)).hasSize(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.durability.it;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DeliverCallback;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A durable test queue bound to the events exchange for some routing keys, consumed into memory. It
+ * survives a broker app restart (durable, not exclusive) and re-subscribes when its connection broke;
+ * {@link #close()} deletes it.
+ */
+final class EventQueue implements AutoCloseable {
+    static final String EXCHANGE = "durability.events";
+
+    record Message(AMQP.BasicProperties properties, String body) {
+        JsonObject json() {
+            return Json.createReader(new StringReader(body)).readObject();
+        }
+
+        String aggregateId() {
+            JsonObject json = json();
+            return json.isNull("aggregate_id") ? null : json.getString("aggregate_id");
+        }
+
+        String id() {
+            return properties.getMessageId();
+        }
+    }
+
+    private final String name = "it." + UUID.randomUUID();
+    private final String[] routingKeys;
+    private final List<Message> received = new ArrayList<>();
+    private Connection connection;
+
+    EventQueue(String... routingKeys) throws IOException, TimeoutException {
+        this.routingKeys = routingKeys;
+        subscribe();
+    }
+
+    private void subscribe() throws IOException, TimeoutException {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(Coordinates.brokerHost());
+        factory.setPort(Coordinates.brokerPort());
+        factory.setUsername(Coordinates.brokerUser());
+        factory.setPassword(Coordinates.brokerPassword());
+        factory.setAutomaticRecoveryEnabled(false);
+        connection = factory.newConnection("system-test " + name);
+        Channel channel = connection.createChannel();
+        channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.TOPIC, true);
+        channel.queueDeclare(name, true, false, false, null);
+        for (String key : routingKeys) {
+            channel.queueBind(name, EXCHANGE, key);
+        }
+        channel.basicQos(1000);
+        DeliverCallback deliver = (tag, delivery) -> {
+            synchronized (received) {
+                received.add(new Message(delivery.getProperties(),
+                        new String(delivery.getBody(), StandardCharsets.UTF_8)));
+            }
+        };
+        channel.basicConsume(name, true, deliver, tag -> { });
+    }
+
+    /** Everything received so far, re-subscribing first if the broker dropped the connection. */
+    List<Message> messages() {
+        if (connection == null || !connection.isOpen()) {
+            try {
+                subscribe();
+            } catch (IOException | TimeoutException e) {
+                connection = null; // the broker is still away; the next call tries again
+            }
+        }
+        synchronized (received) {
+            return List.copyOf(received);
+        }
+    }
+
+    List<Message> messagesForAggregate(Object aggregateId) {
+        return messages().stream().filter(m -> aggregateId.toString().equals(m.aggregateId())).toList();
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (connection == null || !connection.isOpen()) {
+            subscribe();
+        }
+        try (Channel channel = connection.createChannel()) {
+            channel.queueDelete(name);
+        }
+        connection.close();
+    }
+}

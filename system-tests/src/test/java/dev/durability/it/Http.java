@@ -1,0 +1,55 @@
+package dev.durability.it;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A small HTTP client for the servers under test. */
+final class Http {
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private Http() {
+    }
+
+    static HttpResponse<String> postJson(URI server, String path, String json) {
+        return send(HttpRequest.newBuilder(server.resolve(path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
+    static HttpResponse<String> get(URI server, String path) {
+        return send(HttpRequest.newBuilder(server.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build());
+    }
+
+    static JsonObject json(HttpResponse<String> response) {
+        return Json.createReader(new StringReader(response.body())).readObject();
+    }
+
+    /** The value of one Prometheus sample on {@code /metrics} (the first line naming it), or 0 when absent. */
+    static double metric(URI server, String name) {
+        String text = get(server, "/metrics").body();
+        return text.lines()
+                .filter(line -> line.startsWith(name + "{") || line.startsWith(name + " "))
+                .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .findFirst().orElse(0.0);
+    }
+
+    private static HttpResponse<String> send(HttpRequest request) {
+        try {
+            return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

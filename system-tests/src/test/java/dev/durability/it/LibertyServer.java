@@ -1,0 +1,168 @@
+package dev.durability.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One more Liberty server of the module's installation, configured like the shared test server (same
+ * server.xml, EAR and driver) but with its own environment: for tests that need a second server, a
+ * server to kill, or a server with bad configuration.
+ */
+final class LibertyServer implements AutoCloseable {
+    private final String name;
+    private final Path wlp;
+    private final Path directory;
+    private final int httpPort;
+
+    private LibertyServer(String name, Path wlp, int httpPort) {
+        this.name = name;
+        this.wlp = wlp;
+        this.directory = wlp.resolve("usr/servers").resolve(name);
+        this.httpPort = httpPort;
+    }
+
+    /** Creates (or recreates) server {@code name} from the shared server's files, with these environment overrides. */
+    static LibertyServer copyOfMain(String name, int httpPort, Map<String, String> env) throws IOException {
+        Path main = Path.of(Coordinates.mainServerDir());
+        Path wlp = main.getParent().getParent().getParent();
+        LibertyServer server = new LibertyServer(name, wlp, httpPort);
+        deleteRecursively(server.directory);
+        Files.createDirectories(server.directory);
+        for (String file : List.of("server.xml", "jvm.options")) {
+            Files.copy(main.resolve(file), server.directory.resolve(file));
+        }
+        for (String folder : List.of("apps", "jdbc")) {
+            copyRecursively(main.resolve(folder), server.directory.resolve(folder));
+        }
+        Map<String, String> merged = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(main.resolve("server.env"))) {
+            int eq = line.indexOf('=');
+            if (eq > 0 && !line.startsWith("#")) {
+                merged.put(line.substring(0, eq), line.substring(eq + 1));
+            }
+        }
+        merged.put("HTTP_PORT", Integer.toString(httpPort));
+        merged.put("HTTPS_PORT", Integer.toString(httpPort + 363));
+        merged.putAll(env);
+        StringBuilder text = new StringBuilder();
+        merged.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        Files.writeString(server.directory.resolve("server.env"), text.toString());
+        return server;
+    }
+
+    java.net.URI uri() {
+        return java.net.URI.create("http://localhost:" + httpPort);
+    }
+
+    /** Starts the server in the background and waits until it is up (its application may still have failed). */
+    void start() {
+        Path log = directory.resolve("logs/messages.log");
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        run("start");
+    }
+
+    /** Waits for the application to start and fails fast with the log when it failed to. */
+    void awaitApplicationStarted() {
+        await("application durability started on " + name).atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    String log = messagesLog();
+                    if (log.contains("CWWKZ0002E") || log.contains("CWWKZ0004E")) {
+                        throw new AssertionError("application failed to start on " + name + ":\n" + log);
+                    }
+                    return log.contains("CWWKZ0001I: Application durability started");
+                });
+    }
+
+    String messagesLog() {
+        Path log = directory.resolve("logs/messages.log");
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** SIGKILL to the server's JVM: no shutdown hooks, no PreDestroy, nothing flushed. */
+    void kill() throws IOException {
+        Path pidFile = wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle process = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
+        process.destroyForcibly();
+        await("server process " + pid + " gone").atMost(Duration.ofSeconds(30)).until(() -> !process.isAlive());
+        Files.deleteIfExists(pidFile);
+    }
+
+    void stop() {
+        run("stop");
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void run(String action) {
+        try {
+            Process process = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
+                    .redirectErrorStream(true)
+                    .redirectOutput(directory.resolve(action + ".out").toFile())
+                    .start();
+            if (!process.waitFor(180, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("server " + action + " " + name + " did not finish in 180 s");
+            }
+            int exit = process.exitValue();
+            // stop on a server that is not running exits 1: that is the state we wanted.
+            if (exit != 0 && !(action.equals("stop") && exit == 1)) {
+                throw new AssertionError("server " + action + " " + name + " exited " + exit + ":\n"
+                        + Files.readString(directory.resolve(action + ".out")));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void copyRecursively(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path source : (Iterable<Path>) paths::iterator) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.durability.it;
+
+import dev.durability.envelope.EventEnvelope;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A server killed with SIGKILL after it claimed rows and before it stamped them: after the lease those
+ * rows are claimed again and published. None is lost.
+ */
+class ServerKilledMidDrainIT {
+    private static final String SCHEMA = "durability_crash";
+
+    @Test
+    void rowsClaimedByAKilledServerArePublishedAfterTheLease() throws Exception {
+        OutboxTable.dropSchema(SCHEMA);
+        OutboxTable outbox = new OutboxTable(SCHEMA);
+        String eventType = "crash.recovered_" + Long.toHexString(System.nanoTime());
+        try (TcpProxy proxy = new TcpProxy(Coordinates.brokerHost(), Coordinates.brokerPort());
+             EventQueue queue = new EventQueue(eventType);
+             LibertyServer server = LibertyServer.copyOfMain("durability-crash", 9190, Map.of(
+                     "DB_SCHEMA", SCHEMA,
+                     "DURABILITY_INSTANCE_NAME", "it-crash",
+                     "DURABILITY_BROKER_HOST", "127.0.0.1",
+                     "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
+                     "DURABILITY_OUTBOX_LEASE_SECONDS", "10",
+                     "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "9000"))) {
+            server.start();
+            server.awaitApplicationStarted();
+
+            // One event first, so the server holds an open broker connection when the network freezes.
+            List<EventEnvelope> warmUp = OutboxTable.envelopes(eventType, 1);
+            outbox.seed(warmUp);
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.messages().size() == 1);
+
+            proxy.pause();
+            List<EventEnvelope> envelopes = OutboxTable.envelopes(eventType, 250);
+            outbox.seed(envelopes);
+            await("rows claimed and not stamped").atMost(Duration.ofSeconds(15)).until(() -> outbox.count(
+                    "event_type = ? AND claimed_by = 'it-crash' AND claimed_at IS NOT NULL AND published_at IS NULL",
+                    eventType) > 0);
+            server.kill();
+            long stranded = outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType);
+            assertThat(stranded).as("rows the dead server still held").isPositive();
+
+            proxy.resumeWithNewConnections();
+            server.start();
+            server.awaitApplicationStarted();
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> outbox.count(
+                    "event_type = ? AND published_at IS NULL", eventType) == 0);
+            Set<String> expected = envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(
+                    queue.messages().stream().map(EventQueue.Message::id).collect(Collectors.toSet()))
+                    .containsAll(expected));
+            assertThat(Http.metric(server.uri(), "durability_outbox_lease_recoveries_total"))
+                    .isGreaterThanOrEqualTo(stranded);
+        }
+    }
+}

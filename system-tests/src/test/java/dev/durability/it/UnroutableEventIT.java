@@ -1,0 +1,36 @@
+package dev.durability.it;
+
+import dev.durability.envelope.EventEnvelope;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** An event no queue is bound for: counted, logged, stamped with the reason, never mistaken for a delivery. */
+class UnroutableEventIT {
+    private final URI server = Coordinates.mainServer();
+    private final OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+
+    @Test
+    void unroutableEventIsCountedLoggedAndMarkedOnItsRow() throws Exception {
+        String eventType = "nowhere.bound_" + Long.toHexString(System.nanoTime());
+        double before = Http.metric(server, "durability_outbox_unroutable_total");
+        double publishedBefore = Http.metric(server, "durability_outbox_published_total");
+        List<EventEnvelope> envelopes = OutboxTable.envelopes(eventType, 1);
+        outbox.seed(envelopes);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> outbox.row(envelopes.get(0).id()).publishedAt() != null);
+        OutboxTable.Row row = outbox.row(envelopes.get(0).id());
+        assertThat(row.lastError()).startsWith("unroutable: 312 NO_ROUTE").contains(eventType);
+        assertThat(Http.metric(server, "durability_outbox_unroutable_total")).isEqualTo(before + 1);
+        // An unroutable event is not a delivery: the published counter does not move for it.
+        assertThat(Http.metric(server, "durability_outbox_published_total")).isEqualTo(publishedBefore);
+        String log = java.nio.file.Files.readString(
+                java.nio.file.Path.of(Coordinates.mainServerDir(), "logs", "messages.log"));
+        assertThat(log).contains("routed to no queue").contains("routing key " + eventType);
+    }
+}
