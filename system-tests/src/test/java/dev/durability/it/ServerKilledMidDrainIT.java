@@ -32,9 +32,13 @@ class ServerKilledMidDrainIT {
                      "DURABILITY_BROKER_HOST", "127.0.0.1",
                      "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
                      "DURABILITY_OUTBOX_LEASE_SECONDS", "10",
-                     "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "9000"))) {
+                     "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000",
+                     "DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"))) {
             server.start();
             server.awaitApplicationStarted();
+            // A fresh, idle server already reports its outbox gauges: alert rules see them from the start.
+            assertThat(Http.get(server.uri(), "/metrics").body())
+                    .contains("durability_outbox_depth{", "durability_outbox_unpublished_beyond_grace{");
 
             // One event first, so the server holds an open broker connection when the network freezes.
             List<EventEnvelope> warmUp = OutboxTable.envelopes(eventType, 1);

@@ -78,6 +78,14 @@ public class BrokerConfig {
         return virtualHost;
     }
 
+    /**
+     * The longest a drain can hold a claim before it stamps: connecting (TCP, then the AMQP handshake),
+     * opening the channel, the confirm wait, and closing the channel, each bounded by a timeout.
+     */
+    public long worstPublishRoundMillis(long confirmTimeoutMillis) {
+        return 4L * connectTimeoutMillis + confirmTimeoutMillis;
+    }
+
     public int connectTimeoutMillis() {
         return connectTimeoutMillis;
     }

@@ -57,7 +57,7 @@ public class BrokerConnection {
             factory.setHandshakeTimeout(config.connectTimeoutMillis());
             factory.setRequestedHeartbeat(config.heartbeatSeconds());
             // Bounds channel open, confirm.select and close: a wedged broker must not hang a drain tick.
-            factory.setChannelRpcTimeout(Math.max(10_000, config.connectTimeoutMillis()));
+            factory.setChannelRpcTimeout(config.connectTimeoutMillis());
             factory.setAutomaticRecoveryEnabled(false);
             factory.setTopologyRecoveryEnabled(false);
             factory.setThreadFactory(threads);

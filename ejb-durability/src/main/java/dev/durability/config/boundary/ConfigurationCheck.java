@@ -37,6 +37,7 @@ public class ConfigurationCheck {
         service.validate();
         broker.validate();
         outbox.validate();
+        outbox.checkLeaseOutlasts(broker.worstPublishRoundMillis(outbox.confirmTimeoutMillis()));
         LOG.info(() -> "Durability configuration valid: service " + service.serviceName() + ", instance "
                 + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + broker);
     }

@@ -62,10 +62,15 @@ public class OutboxStager {
     }
 
     private void requireTransaction() {
-        if (transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
+        int status = transactions.getTransactionStatus();
+        if (status == Status.STATUS_MARKED_ROLLBACK) {
+            throw new TransactionRequiredException("OutboxStager.stage was called in a transaction already marked "
+                    + "for rollback: the event could never commit");
+        }
+        if (status != Status.STATUS_ACTIVE) {
             throw new TransactionRequiredException("OutboxStager.stage needs an active JTA transaction (status "
-                    + transactions.getTransactionStatus() + "): call it from an EJB business method or a "
-                    + "@Transactional method, so the event commits or rolls back with the change it announces");
+                    + status + "): call it from an EJB business method or a @Transactional method, so the event "
+                    + "commits or rolls back with the change it announces; it never commits on its own");
         }
     }
 }

@@ -169,7 +169,10 @@ public class ConfirmedPublisher {
         }
 
         private void settle(long deliveryTag, boolean multiple, boolean ack) {
-            Map<Long, UUID> settled = multiple ? outstanding.headMap(deliveryTag, true) : single(deliveryTag);
+            // A view of the outstanding map: clearing it settles exactly these. A confirm arriving after the
+            // batch already timed out finds nothing left to settle.
+            Map<Long, UUID> settled = multiple ? outstanding.headMap(deliveryTag, true)
+                    : outstanding.subMap(deliveryTag, true, deliveryTag, true);
             for (UUID id : settled.values()) {
                 String unroutable = returned.get(id);
                 outcomes.put(id, !ack ? PublishOutcome.failed(id, "nacked by the broker")
@@ -178,11 +181,6 @@ public class ConfirmedPublisher {
             }
             settled.clear();
             notifyAll();
-        }
-
-        private Map<Long, UUID> single(long deliveryTag) {
-            return outstanding.containsKey(deliveryTag) ? outstanding.subMap(deliveryTag, true, deliveryTag, true)
-                    : Map.of();
         }
 
         synchronized void shutdown(ShutdownSignalException cause) {

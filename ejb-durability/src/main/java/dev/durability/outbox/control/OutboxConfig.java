@@ -57,12 +57,23 @@ public class OutboxConfig {
         InvalidConfigurationException.checkRange(CONFIRM_TIMEOUT, confirmTimeoutMillis, 100, 600_000);
         InvalidConfigurationException.checkRange(TICK_BUDGET, tickBudgetMillis, 100, 3_600_000);
         InvalidConfigurationException.checkRange(LEASE, leaseSeconds, 1, 86_400);
-        // A lease shorter than one publish round lets a second worker reclaim rows still being published.
-        InvalidConfigurationException.check(leaseSeconds * 1000L > confirmTimeoutMillis, LEASE, leaseSeconds,
-                "must be longer than " + CONFIRM_TIMEOUT + " (" + confirmTimeoutMillis + " ms)");
         InvalidConfigurationException.checkRange(BACKOFF_INITIAL, backoffInitialMillis, 1, 3_600_000);
         InvalidConfigurationException.checkRange(BACKOFF_MAX, backoffMaxMillis, backoffInitialMillis, 86_400_000);
         InvalidConfigurationException.checkRange(PENDING_GRACE, pendingGraceSeconds, 1, 31_536_000);
+    }
+
+    /**
+     * A lease shorter than the longest publish round would let a second worker reclaim rows that are
+     * still being published, and publish them twice.
+     */
+    public void checkLeaseOutlasts(long worstPublishRoundMillis) {
+        InvalidConfigurationException.check(leaseSeconds * 1000L > worstPublishRoundMillis, LEASE, leaseSeconds,
+                "must be longer than the longest publish round, " + worstPublishRoundMillis + " ms ("
+                        + CONFIRM_TIMEOUT + " plus four times durability.broker.connect-timeout-ms)");
+    }
+
+    public long confirmTimeoutMillis() {
+        return confirmTimeoutMillis;
     }
 
     public Duration pollInterval() {

@@ -3,6 +3,8 @@ package dev.durability.outbox.control;
 import dev.durability.outbox.entity.OutboxEvent;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -16,6 +18,8 @@ import java.time.Duration;
 
 import java.util.List;
 import java.util.function.ToDoubleFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The outbox's signals on {@code /metrics}. Counters and the lag histogram are this server's own;
@@ -23,6 +27,7 @@ import java.util.function.ToDoubleFunction;
  */
 @ApplicationScoped
 public class OutboxMetrics {
+    private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
     /** Scrapes within this many milliseconds share one status query. */
     private static final long STATUS_CACHE_MILLIS = 1_000;
 
@@ -42,6 +47,11 @@ public class OutboxMetrics {
     private Timer publishLag;
     private volatile Status status = new Status(0, 0, 0, 0, 0);
 
+    /** Registers at start-up, so an idle server reports its gauges (and the alert rules see them) from the first scrape. */
+    void registerAtStartup(@Observes @Initialized(ApplicationScoped.class) Object application) {
+        LOG.fine("Outbox metrics registered");
+    }
+
     @PostConstruct
     void register() {
         published = registry.counter(metadata("durability_outbox_published",
@@ -56,7 +66,7 @@ public class OutboxMetrics {
                 "Rows claimed again after an earlier claim's lease expired (a worker died or stalled)",
                 MetricUnits.NONE));
         publishLag = registry.timer(metadata("durability_outbox_publish_lag",
-                "Time from staging (created_at) to the broker's confirm, on the database clock", MetricUnits.SECONDS));
+                "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock", MetricUnits.SECONDS));
         gauge("durability_outbox_depth", "Outbox rows not yet published", MetricUnits.NONE, Status::depth);
         gauge("durability_outbox_oldest_pending_age", "Age of the oldest unpublished outbox row (0 when none)",
                 MetricUnits.SECONDS, Status::oldestPendingSeconds);
@@ -93,11 +103,17 @@ public class OutboxMetrics {
         if (System.currentTimeMillis() - current.readAt() < STATUS_CACHE_MILLIS) {
             return current;
         }
-        Object[] row = (Object[]) em.createNamedQuery(OutboxEvent.PENDING_STATUS)
-                .setParameter(1, config.pendingGraceSeconds())
-                .getSingleResult();
-        current = new Status(((Number) row[0]).doubleValue(), ((Number) row[1]).doubleValue(),
-                ((Number) row[2]).doubleValue(), ((Number) row[3]).doubleValue(), System.currentTimeMillis());
+        try {
+            Object[] row = (Object[]) em.createNamedQuery(OutboxEvent.PENDING_STATUS)
+                    .setParameter(1, config.pendingGraceSeconds())
+                    .getSingleResult();
+            current = new Status(((Number) row[0]).doubleValue(), ((Number) row[1]).doubleValue(),
+                    ((Number) row[2]).doubleValue(), ((Number) row[3]).doubleValue(), System.currentTimeMillis());
+        } catch (RuntimeException e) {
+            // The database is unreachable: the gauges say "unknown" (NaN) and the rest of /metrics still renders.
+            LOG.log(Level.FINE, "Outbox status unavailable", e);
+            current = new Status(Double.NaN, Double.NaN, Double.NaN, Double.NaN, System.currentTimeMillis());
+        }
         status = current;
         return current;
     }

@@ -44,6 +44,9 @@ public class SchemaMigration {
                 .schemas(service.schema())
                 .createSchemas(true)
                 .table(HISTORY_TABLE)
+                // The schema may already hold the application's own tables: start our history at 0, then apply V1.
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
                 .locations("classpath:db/migration")
                 .validateMigrationNaming(true)
                 .load()

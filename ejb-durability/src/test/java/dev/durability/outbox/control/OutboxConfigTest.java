@@ -37,8 +37,11 @@ class OutboxConfigTest {
     @Test
     void leaseMustOutlastAConfirmRound() {
         OutboxConfig config = defaults();
-        config.leaseSeconds = 5;
-        assertThatThrownBy(config::validate).hasMessageContaining("durability.outbox.lease-seconds")
+        config.leaseSeconds = 30;
+        assertThatCode(() -> config.checkLeaseOutlasts(25_000)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> config.checkLeaseOutlasts(30_000))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.outbox.lease-seconds")
                 .hasMessageContaining("durability.outbox.confirm-timeout-ms");
     }
 

@@ -1,0 +1,120 @@
+package dev.durability.incontainer;
+
+import com.fasterxml.uuid.Generators;
+import dev.durability.config.control.InvalidConfigurationException;
+import dev.durability.config.control.ServiceConfig;
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.control.Claim;
+import dev.durability.outbox.control.ClaimedEvent;
+import dev.durability.outbox.control.OutboxClaims;
+import dev.durability.outbox.control.OutboxConfig;
+import dev.durability.outbox.control.PublishOutcome;
+import dev.durability.outbox.entity.OutboxEvent;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.EmptyAsset;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+import javax.sql.DataSource;
+import java.io.File;
+import java.net.MalformedURLException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+
+/**
+ * The smallest WAR that holds the library's staging and claiming beans (not its timers or start-up
+ * beans), on a data source whose schema belongs to the in-container tests alone.
+ */
+final class LibraryDeployment {
+    static final String DATA_SOURCE = "jdbc/durability-incontainer";
+    static final String SCHEMA = "durability_incontainer";
+
+    private LibraryDeployment() {
+    }
+
+    static WebArchive create(String name, Class<?>... tests) {
+        WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
+                .addClasses(tests)
+                .addClass(LibraryDeployment.class)
+                .addPackage(EventEnvelope.class.getPackage())
+                .addClasses(OutboxStager.class, OutboxEvent.class, ServiceConfig.class,
+                        InvalidConfigurationException.class)
+                .addClasses(OutboxClaims.class, OutboxConfig.class, Claim.class, ClaimedEvent.class,
+                        PublishOutcome.class)
+                .addAsLibraries(jarOf(Generators.class), jarOf(Flyway.class),
+                        jarOf(PostgreSQLConfigurationExtension.class))
+                .addAsResource("META-INF/microprofile-config.properties")
+                .addAsResource(new StringAsset("""
+                        <persistence xmlns="https://jakarta.ee/xml/ns/persistence" version="3.0">
+                          <persistence-unit name="durability" transaction-type="JTA">
+                            <jta-data-source>%s</jta-data-source>
+                            <class>dev.durability.outbox.entity.OutboxEvent</class>
+                            <exclude-unlisted-classes>true</exclude-unlisted-classes>
+                            <shared-cache-mode>NONE</shared-cache-mode>
+                          </persistence-unit>
+                        </persistence>""".formatted(DATA_SOURCE)), "META-INF/persistence.xml")
+                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
+        addMigrations(war);
+        return war;
+    }
+
+    /** The durability-resources module as the build resolved it: its jar, or its classes folder in an IDE. */
+    private static void addMigrations(WebArchive war) {
+        URL marker = LibraryDeployment.class.getClassLoader().getResource("db/migration/flyway.location");
+        if (marker == null) {
+            throw new IllegalStateException("durability-resources (db/migration) is not on the test classpath");
+        }
+        try {
+            if (marker.getProtocol().equals("jar")) {
+                String jar = marker.getPath().substring(0, marker.getPath().indexOf("!/"));
+                war.addAsLibraries(new File(new URL(jar).toURI()));
+            } else {
+                File folder = new File(marker.toURI()).getParentFile();
+                for (File file : Objects.requireNonNull(folder.listFiles())) {
+                    war.addAsResource(file, "db/migration/" + file.getName());
+                }
+            }
+        } catch (URISyntaxException | MalformedURLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The library's migrations applied to the tests' own schema, then every outbox row removed. */
+    static void freshOutbox(DataSource dataSource) throws SQLException {
+        Flyway.configure(LibraryDeployment.class.getClassLoader())
+                .dataSource(dataSource)
+                .schemas(SCHEMA)
+                .createSchemas(true)
+                .table("durability_schema_history")
+                .locations("classpath:db/migration")
+                .load()
+                .migrate();
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM " + SCHEMA + ".event_outbox");
+        }
+    }
+
+    static long count(DataSource dataSource, String where) throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + SCHEMA + ".event_outbox WHERE " + where)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static File jarOf(Class<?> type) {
+        try {
+            return new File(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
