@@ -36,7 +36,9 @@ import java.util.logging.Logger;
  * <p>Timer: a non-persistent interval timer, every {@code durability.outbox.poll-interval-ms} (default
  * 1 s), created at start-up; bean-managed transactions, so the publish step runs outside any
  * transaction and each claim and stamp commits on its own. A tick that finds the previous one still
- * running returns at once: ticks never overlap on one server.
+ * running returns at once: ticks never overlap on one server. A tick that used up its time budget
+ * while claims still came back full schedules a one-off continuation at once, so a backlog drains
+ * without waiting for the next interval while no single tick runs unbounded.
  */
 @Startup
 @Singleton
@@ -78,7 +80,9 @@ public class OutboxDrainTimer {
             return;
         }
         try {
-            drain();
+            if (drain()) {
+                timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-drain-continuation", false));
+            }
         } catch (Exception e) {
             // The rows stay claimed or pending; the lease and the next tick take it from here.
             LOG.log(Level.WARNING, "Outbox drain tick failed; it resumes on the next tick", e);
@@ -87,12 +91,13 @@ public class OutboxDrainTimer {
         }
     }
 
-    private void drain() throws Exception {
+    /** @return whether the backlog outlasted this tick's budget, so draining should continue at once */
+    private boolean drain() throws Exception {
         long deadline = System.nanoTime() + config.tickBudget().toNanos();
         while (true) {
             Claim claim = inTransaction(claims::claim);
             if (claim.isEmpty()) {
-                return;
+                return false;
             }
             if (claim.recovered() > 0) {
                 metrics.leaseRecovered(claim.recovered());
@@ -116,10 +121,13 @@ public class OutboxDrainTimer {
                         .map(PublishOutcome::detail).distinct()
                         .forEach(detail -> LOG.warning(() -> failed + " outbox events not published, retried after "
                                 + "backoff: " + detail));
-                return;
+                return false;
             }
-            if (claim.size() < config.batchSize() || System.nanoTime() > deadline) {
-                return;
+            if (claim.size() < config.batchSize()) {
+                return false;
+            }
+            if (System.nanoTime() > deadline) {
+                return true;
             }
         }
     }

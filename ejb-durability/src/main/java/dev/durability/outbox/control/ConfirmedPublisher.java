@@ -5,12 +5,15 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.MessageProperties;
 import com.rabbitmq.client.Return;
+import com.rabbitmq.client.ReturnListener;
+import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -50,14 +53,19 @@ public class ConfirmedPublisher {
     @Inject
     OutboxConfig config;
 
+    /**
+     * The confirm channel, kept across batches while every message on it was settled. Only the drain
+     * uses it, one tick at a time (ticks never overlap), so it needs no lock.
+     */
+    private Channel channel;
+
     /** One outcome per event, in the batch's order. Never throws: a broker fault fails the affected messages. */
     public List<PublishOutcome> publish(List<ClaimedEvent> batch) {
         Map<UUID, PublishOutcome> outcomes = new LinkedHashMap<>();
-        List<ClaimedEvent> sendable = new ArrayList<>(batch.size());
+        Map<ClaimedEvent, EventEnvelope> sendable = new LinkedHashMap<>();
         for (ClaimedEvent event : batch) {
             try {
-                EnvelopeJson.read(event.envelopeJson());
-                sendable.add(event);
+                sendable.put(event, EnvelopeJson.read(event.envelopeJson()));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
@@ -74,24 +82,25 @@ public class ConfirmedPublisher {
         return ordered;
     }
 
-    private Map<UUID, PublishOutcome> publishConfirmed(List<ClaimedEvent> batch) {
+    private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedEvent, EventEnvelope> batch) {
+        List<ClaimedEvent> events = List.copyOf(batch.keySet());
         Confirms confirms = new Confirms();
-        Channel channel;
+        Channel confirming;
         try {
-            channel = broker.openChannel();
+            confirming = confirmChannel();
         } catch (IOException | TimeoutException | RuntimeException e) {
-            return confirms.failAll(batch, "broker unreachable: " + describe(e));
+            return confirms.failAll(events, "broker unreachable: " + describe(e));
         }
+        ReturnListener returns = confirming.addReturnListener(confirms::returned);
+        confirming.addConfirmListener(confirms);
+        ShutdownListener shutdown = confirms::shutdown;
+        confirming.addShutdownListener(shutdown);
         try {
-            channel.addReturnListener(confirms::returned);
-            channel.addConfirmListener(confirms);
-            channel.addShutdownListener(confirms::shutdown);
-            channel.confirmSelect();
-            for (ClaimedEvent event : batch) {
-                EventEnvelope envelope = EnvelopeJson.read(event.envelopeJson());
-                confirms.sending(channel.getNextPublishSeqNo(), event.id());
-                channel.basicPublish(brokerConfig.eventsExchange(), envelope.eventType(), true,
-                        properties(envelope), event.envelopeJson().getBytes(StandardCharsets.UTF_8));
+            for (Map.Entry<ClaimedEvent, EventEnvelope> message : batch.entrySet()) {
+                confirms.sending(confirming.getNextPublishSeqNo(), message.getKey().id());
+                confirming.basicPublish(brokerConfig.eventsExchange(), message.getValue().eventType(), true,
+                        properties(message.getValue()),
+                        message.getKey().envelopeJson().getBytes(StandardCharsets.UTF_8));
             }
             confirms.await(config.confirmTimeout());
         } catch (IOException | RuntimeException e) {
@@ -100,9 +109,38 @@ public class ConfirmedPublisher {
             Thread.currentThread().interrupt();
             confirms.failOutstanding("interrupted while awaiting publisher confirms");
         } finally {
+            confirming.removeReturnListener(returns);
+            confirming.removeConfirmListener(confirms);
+            confirming.removeShutdownListener(shutdown);
+        }
+        Map<UUID, PublishOutcome> outcomes = confirms.outcomes(events);
+        if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
+            // Late confirms of this batch must never be read as another batch's: start the next on a new channel.
+            closeQuietly(confirming);
+            channel = null;
+        }
+        return outcomes;
+    }
+
+    private Channel confirmChannel() throws IOException, TimeoutException {
+        if (channel == null || !channel.isOpen()) {
+            Channel opened = broker.openChannel();
+            try {
+                opened.confirmSelect();
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(opened);
+                throw e;
+            }
+            channel = opened;
+        }
+        return channel;
+    }
+
+    @PreDestroy
+    void close() {
+        if (channel != null) {
             closeQuietly(channel);
         }
-        return confirms.outcomes(batch);
     }
 
     static AMQP.BasicProperties properties(EventEnvelope envelope) {

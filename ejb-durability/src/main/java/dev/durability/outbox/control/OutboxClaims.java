@@ -35,6 +35,7 @@ public class OutboxClaims {
     /** Claims up to a batch of due rows under a new token. */
     public Claim claim() {
         UUID token = UUID.randomUUID();
+        em.createNamedQuery(OutboxEvent.PREFER_ORDERED_PENDING_SCAN).getSingleResult();
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNamedQuery(OutboxEvent.CLAIM)
                 .setParameter(1, config.leaseSeconds())
