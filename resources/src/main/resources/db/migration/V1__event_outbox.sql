@@ -20,7 +20,10 @@ CREATE TABLE event_outbox (
     CONSTRAINT event_outbox_attempts_not_negative CHECK (attempts >= 0),
     CONSTRAINT event_outbox_event_type_dotted_lower_case
         CHECK (event_type ~ '^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$' AND length(event_type) <= 255),
-    CONSTRAINT event_outbox_envelope_is_object CHECK (jsonb_typeof(envelope) = 'object')
+    CONSTRAINT event_outbox_envelope_is_object CHECK (jsonb_typeof(envelope) = 'object'),
+    -- The row's columns and the envelope it publishes describe the same event.
+    CONSTRAINT event_outbox_envelope_matches_row
+        CHECK (envelope ->> 'id' = id::text AND envelope ->> 'event_type' = event_type)
 );
 
 -- The drain's claim scans pending rows oldest first; published rows (the vast majority) stay out of it.

@@ -2,6 +2,7 @@ package dev.durability.envelope;
 
 import jakarta.json.Json;
 import jakarta.json.JsonException;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
@@ -60,13 +61,8 @@ public final class EnvelopeJson {
         if (payload == null || payload.getValueType() != JsonValue.ValueType.OBJECT) {
             throw new InvalidEnvelopeException("payload must be a JSON object");
         }
-        JsonValue version = json.get("schema_version");
-        if (version == null || version.getValueType() != JsonValue.ValueType.NUMBER
-                || !json.getJsonNumber("schema_version").isIntegral()) {
-            throw new InvalidEnvelopeException("schema_version must be an integer");
-        }
         return new EventEnvelope(uuid(json, "id"), text(json, "event_type"), text(json, "source_service"),
-                uuid(json, "aggregate_id"), instant(json, "occurred_at"), json.getJsonNumber("schema_version").intValue(),
+                uuid(json, "aggregate_id"), instant(json, "occurred_at"), schemaVersion(json),
                 text(json, "correlation_id"), text(json, "causation_id"), payload.asJsonObject());
     }
 
@@ -94,6 +90,18 @@ public final class EnvelopeJson {
         } else {
             json.add(name, value);
         }
+    }
+
+    private static int schemaVersion(JsonObject json) {
+        JsonValue version = json.get("schema_version");
+        try {
+            if (version instanceof JsonNumber number) {
+                return number.intValueExact();
+            }
+        } catch (ArithmeticException e) {
+            // falls through to the error below
+        }
+        throw new InvalidEnvelopeException("schema_version must be an integer, was " + version);
     }
 
     private static String text(JsonObject json, String name) {

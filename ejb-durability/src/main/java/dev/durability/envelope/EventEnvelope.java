@@ -1,7 +1,9 @@
 package dev.durability.envelope;
 
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
@@ -32,13 +34,13 @@ public record EventEnvelope(
         require(id != null, "id is required");
         eventType = checkEventType(eventType);
         require(sourceService != null && !sourceService.isBlank(), "source_service is required");
-        require(sourceService.length() <= MAX_TEXT, "source_service is longer than " + MAX_TEXT + " characters");
+        require(utf8Length(sourceService) <= MAX_TEXT, "source_service is longer than " + MAX_TEXT + " bytes");
         require(occurredAt != null, "occurred_at is required");
         require(schemaVersion >= 1, "schema_version must be 1 or more, was " + schemaVersion);
         require(correlationId != null && !correlationId.isBlank(), "correlation_id is required");
-        require(correlationId.length() <= MAX_TEXT, "correlation_id is longer than " + MAX_TEXT + " characters");
-        require(causationId == null || (!causationId.isBlank() && causationId.length() <= MAX_TEXT),
-                "causation_id must be absent or 1.." + MAX_TEXT + " characters");
+        require(utf8Length(correlationId) <= MAX_TEXT, "correlation_id is longer than " + MAX_TEXT + " bytes");
+        require(causationId == null || (!causationId.isBlank() && utf8Length(causationId) <= MAX_TEXT),
+                "causation_id must be absent or 1.." + MAX_TEXT + " bytes");
         require(payload != null, "payload must be a JSON object");
     }
 
@@ -54,6 +56,11 @@ public record EventEnvelope(
     /** Starts a new event of this type from this service: a fresh UUIDv7 id, occurred now, schema version 1. */
     public static Builder builder(String eventType, String sourceService) {
         return new Builder(eventType, sourceService);
+    }
+
+    /** Text that travels as an AMQP short string (app_id, correlation_id) is limited in UTF-8 bytes, not characters. */
+    private static int utf8Length(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
     private static void require(boolean condition, String message) {
@@ -73,7 +80,7 @@ public record EventEnvelope(
         private int schemaVersion = 1;
         private String correlationId;
         private String causationId;
-        private JsonObject payload = jakarta.json.JsonValue.EMPTY_JSON_OBJECT;
+        private JsonObject payload = JsonValue.EMPTY_JSON_OBJECT;
 
         private Builder(String eventType, String sourceService) {
             this.eventType = eventType;

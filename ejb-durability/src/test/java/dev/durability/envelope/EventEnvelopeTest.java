@@ -4,6 +4,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.StringReader;
@@ -68,12 +69,26 @@ class EventEnvelopeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"not json", "[]", "{}", "{\"id\":\"x\"}",
-            "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"Bad\",\"source_service\":\"s\","
-                    + "\"occurred_at\":\"2026-12-02T10:15:30Z\",\"schema_version\":1,\"correlation_id\":\"c\","
-                    + "\"payload\":{}}"})
-    void malformedEnvelopesAreRefusedWithAClearError(String json) {
-        assertThatThrownBy(() -> EnvelopeJson.read(json)).isInstanceOf(InvalidEnvelopeException.class);
+    @CsvSource(delimiter = '|', value = {
+            "not json | not valid JSON",
+            "[] | must be a JSON object",
+            "{} | payload",
+            "{\"payload\":{},\"schema_version\":1,\"id\":\"x\"} | id must be a UUID",
+            "{\"payload\":{},\"schema_version\":1.5} | schema_version",
+            "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"Bad\",\"source_service\":\"s\",\"occurred_at\":\"2026-12-02T10:15:30Z\",\"schema_version\":1,\"correlation_id\":\"c\",\"payload\":{}} | event_type",
+            "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"a.b\",\"source_service\":\"s\",\"occurred_at\":\"yesterday\",\"schema_version\":1,\"correlation_id\":\"c\",\"payload\":{}} | occurred_at"})
+    void malformedEnvelopesAreRefusedNamingTheField(String json, String named) {
+        assertThatThrownBy(() -> EnvelopeJson.read(json)).isInstanceOf(InvalidEnvelopeException.class)
+                .hasMessageContaining(named.trim());
+    }
+
+    @Test
+    void amqpShortStringsAreLimitedInBytesNotCharacters() {
+        String twoHundredUmlauts = "\u00fc".repeat(200);
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders").correlationId(twoHundredUmlauts).build())
+                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("correlation_id");
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", twoHundredUmlauts).build())
+                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("source_service");
     }
 
     @Test

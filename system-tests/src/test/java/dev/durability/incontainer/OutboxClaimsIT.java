@@ -6,6 +6,7 @@ import dev.durability.outbox.control.ClaimedEvent;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.PublishOutcome;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.transaction.UserTransaction;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import javax.naming.InitialContext;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -26,6 +28,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -56,6 +60,9 @@ class OutboxClaimsIT {
 
     @Resource(lookup = LibraryDeployment.DATA_SOURCE)
     DataSource dataSource;
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    ManagedExecutorService executor;
 
     @BeforeEach
     void freshOutbox() throws Exception {
@@ -90,17 +97,76 @@ class OutboxClaimsIT {
         }
     }
 
-    private double secondsUntilNextAttempt(UUID id) throws Exception {
+    /** The database's clock, in epoch seconds: backoff is computed on it, so it is measured on it. */
+    private double databaseNow() throws Exception {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT EXTRACT(EPOCH FROM next_attempt_at - now()) FROM " + TABLE
+             ResultSet rs = s.executeQuery("SELECT EXTRACT(EPOCH FROM clock_timestamp())")) {
+            rs.next();
+            return rs.getDouble(1);
+        }
+    }
+
+    private double nextAttemptAt(UUID id) throws Exception {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT EXTRACT(EPOCH FROM next_attempt_at) FROM " + TABLE
                      + " WHERE id = '" + id + "'")) {
             rs.next();
             return rs.getDouble(1);
         }
     }
 
+    /** Fails the claimed row and checks its next attempt lies within [min, max] seconds of the stamp, on the database clock. */
+    private void failAndExpectBackoff(UUID id, Claim claim, double min, double max) throws Exception {
+        double before = databaseNow();
+        inTransaction(() -> claims.stamp(claim.token(), List.of(PublishOutcome.failed(id, "broker unreachable"))));
+        double after = databaseNow();
+        double next = nextAttemptAt(id);
+        assertTrue(next >= before + min && next <= after + max,
+                "next attempt " + (next - before) + " s after the stamp began, expected " + min + ".." + max + " s");
+    }
+
     private long count(String where) throws Exception {
         return LibraryDeployment.count(dataSource, where);
+    }
+
+    @Test
+    void claimsFollowCreationTimeNotIdOrder() throws Exception {
+        List<UUID> staged = stage(3);
+        // Created in the reverse of their id order, as envelopes built before staging can be.
+        sql("UPDATE " + TABLE + " SET created_at = created_at - make_interval(secs => ord) FROM (SELECT id AS oid,"
+                + " row_number() OVER (ORDER BY id) AS ord FROM " + TABLE + ") o WHERE id = o.oid");
+        Claim claim = inTransaction(claims::claim);
+        assertEquals(List.of(staged.get(2), staged.get(1), staged.get(0)),
+                claim.events().stream().map(ClaimedEvent::id).toList());
+    }
+
+    @Test
+    void aConcurrentClaimSkipsRowsAnotherWorkerHasLockedInsteadOfWaiting() throws Exception {
+        stage(150);
+        transaction.begin();
+        try {
+            Claim held = claims.claim(); // locked until this transaction ends
+            Future<Claim> concurrent = executor.submit(() -> {
+                UserTransaction other = InitialContext.doLookup("java:comp/UserTransaction");
+                other.begin();
+                try {
+                    Claim claim = claims.claim();
+                    other.commit();
+                    return claim;
+                } catch (Exception e) {
+                    other.rollback();
+                    throw e;
+                }
+            });
+            // Without SKIP LOCKED the second claim would block on the held rows until this transaction ends.
+            Claim other = concurrent.get(20, TimeUnit.SECONDS);
+            assertEquals(100, held.size());
+            assertEquals(50, other.size());
+            Set<UUID> heldIds = new HashSet<>(held.events().stream().map(ClaimedEvent::id).toList());
+            other.events().forEach(e -> assertFalse(heldIds.contains(e.id()), "claimed by both: " + e.id()));
+        } finally {
+            transaction.commit();
+        }
     }
 
     @Test
@@ -147,26 +213,16 @@ class OutboxClaimsIT {
     @Test
     void aFailedPublishReleasesTheClaimWithJitteredExponentialBackoffCappedAtSixtySeconds() throws Exception {
         UUID id = stage(1).get(0);
-        Claim claim = inTransaction(claims::claim);
-        inTransaction(() -> claims.stamp(claim.token(), List.of(PublishOutcome.failed(id, "broker unreachable"))));
-
+        failAndExpectBackoff(id, inTransaction(claims::claim), 0.5, 1.0);
         assertEquals(1, count("id = '" + id + "' AND attempts = 1 AND last_error = 'broker unreachable'"
                 + " AND claimed_at IS NULL AND claim_token IS NULL AND published_at IS NULL"));
-        double first = secondsUntilNextAttempt(id);
-        assertTrue(first > 0.4 && first <= 1.0, "first retry after 0.5-1 s, was " + first);
         assertEquals(0, inTransaction(claims::claim).size(), "not due before its backoff elapsed");
 
         sql("UPDATE " + TABLE + " SET attempts = 3, next_attempt_at = NULL");
-        Claim fourth = inTransaction(claims::claim);
-        inTransaction(() -> claims.stamp(fourth.token(), List.of(PublishOutcome.failed(id, "nacked by the broker"))));
-        double doubled = secondsUntilNextAttempt(id);
-        assertTrue(doubled > 3.9 && doubled <= 8.0, "after 3 failures 8 s, jittered to 4-8 s, was " + doubled);
+        failAndExpectBackoff(id, inTransaction(claims::claim), 4.0, 8.0); // 1 s doubled three times, jittered
 
         sql("UPDATE " + TABLE + " SET attempts = 40, next_attempt_at = NULL");
-        Claim late = inTransaction(claims::claim);
-        inTransaction(() -> claims.stamp(late.token(), List.of(PublishOutcome.failed(id, "confirm timeout"))));
-        double capped = secondsUntilNextAttempt(id);
-        assertTrue(capped > 29.9 && capped <= 60.0, "capped at 60 s, jittered to 30-60 s, was " + capped);
+        failAndExpectBackoff(id, inTransaction(claims::claim), 30.0, 60.0); // capped at 60 s, jittered
     }
 
     @Test

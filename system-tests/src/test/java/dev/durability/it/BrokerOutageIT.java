@@ -20,6 +20,7 @@ class BrokerOutageIT {
     void eventsStagedWhileTheBrokerIsDownAreDeliveredWhenItReturns() throws Exception {
         try (EventQueue queue = new EventQueue("order.placed")) {
             List<String> orders = new ArrayList<>();
+            double failuresBefore = Http.metric(server, "durability_outbox_publish_failures_total");
             Rabbitmq.stopApp();
             try {
                 for (int i = 0; i < 5; i++) {
@@ -40,8 +41,9 @@ class BrokerOutageIT {
                                 .isBeforeOrEqualTo(row.createdAt().plus(61 * (row.attempts() + 1), ChronoUnit.SECONDS));
                     }
                 });
-                assertThat(Http.metric(server, "durability_outbox_publish_failures_total")).isPositive();
-                assertThat(Http.metric(server, "durability_outbox_rows_with_errors")).isGreaterThanOrEqualTo(5);
+                assertThat(Http.metric(server, "durability_outbox_publish_failures_total"))
+                        .isGreaterThanOrEqualTo(failuresBefore + orders.size());
+                assertThat(Http.metric(server, "durability_outbox_rows_with_errors")).isGreaterThanOrEqualTo(orders.size());
             } finally {
                 Rabbitmq.startApp();
             }

@@ -14,6 +14,7 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 
@@ -50,17 +51,28 @@ final class EventQueue implements AutoCloseable {
         subscribe();
     }
 
-    private void subscribe() throws IOException, TimeoutException {
+    private synchronized void subscribe() throws IOException, TimeoutException {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(Coordinates.brokerHost());
         factory.setPort(Coordinates.brokerPort());
         factory.setUsername(Coordinates.brokerUser());
         factory.setPassword(Coordinates.brokerPassword());
         factory.setAutomaticRecoveryEnabled(false);
-        connection = factory.newConnection("system-test " + name);
-        Channel channel = connection.createChannel();
+        Connection opened = factory.newConnection("system-test " + name);
+        try {
+            consume(opened);
+        } catch (IOException | RuntimeException e) {
+            opened.abort();
+            throw e;
+        }
+        connection = opened;
+    }
+
+    private void consume(Connection opened) throws IOException {
+        Channel channel = opened.createChannel();
         channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.TOPIC, true);
-        channel.queueDeclare(name, true, false, false, null);
+        // Expires 10 minutes after its last consumer left, should a crashed run never delete it.
+        channel.queueDeclare(name, true, false, false, Map.of("x-expires", 600_000));
         for (String key : routingKeys) {
             channel.queueBind(name, EXCHANGE, key);
         }
@@ -75,7 +87,7 @@ final class EventQueue implements AutoCloseable {
     }
 
     /** Everything received so far, re-subscribing first if the broker dropped the connection. */
-    List<Message> messages() {
+    synchronized List<Message> messages() {
         if (connection == null || !connection.isOpen()) {
             try {
                 subscribe();
@@ -93,7 +105,7 @@ final class EventQueue implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public synchronized void close() throws Exception {
         if (connection == null || !connection.isOpen()) {
             subscribe();
         }

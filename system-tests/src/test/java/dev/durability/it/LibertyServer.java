@@ -2,11 +2,13 @@ package dev.durability.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,9 @@ final class LibertyServer implements AutoCloseable {
         Path main = Path.of(Coordinates.mainServerDir());
         Path wlp = main.getParent().getParent().getParent();
         LibertyServer server = new LibertyServer(name, wlp, httpPort);
+        if (Files.exists(server.directory.resolve("server.xml"))) {
+            server.stop(); // left running by an aborted earlier run
+        }
         deleteRecursively(server.directory);
         Files.createDirectories(server.directory);
         for (String file : List.of("server.xml", "jvm.options")) {
@@ -62,8 +67,8 @@ final class LibertyServer implements AutoCloseable {
         return server;
     }
 
-    java.net.URI uri() {
-        return java.net.URI.create("http://localhost:" + httpPort);
+    URI uri() {
+        return URI.create("http://localhost:" + httpPort);
     }
 
     /** Starts the server in the background and waits until it is up (its application may still have failed). */
@@ -99,14 +104,37 @@ final class LibertyServer implements AutoCloseable {
         }
     }
 
+    private Path pidFile() {
+        return wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
+    }
+
+    private long pid() throws IOException {
+        return Long.parseLong(Files.readString(pidFile()).trim());
+    }
+
+    /** SIGSTOP: the JVM stops where it is, mid-statement or mid-publish, until thawed or killed. */
+    void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    void thaw() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + signal + " failed for server " + name);
+        }
+    }
+
     /** SIGKILL to the server's JVM: no shutdown hooks, no PreDestroy, nothing flushed. */
     void kill() throws IOException {
-        Path pidFile = wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        long pid = pid();
         ProcessHandle process = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no process " + pid));
         process.destroyForcibly();
         await("server process " + pid + " gone").atMost(Duration.ofSeconds(30)).until(() -> !process.isAlive());
-        Files.deleteIfExists(pidFile);
+        Files.deleteIfExists(pidFile());
     }
 
     void stop() {
@@ -160,7 +188,7 @@ final class LibertyServer implements AutoCloseable {
             return;
         }
         try (Stream<Path> paths = Files.walk(path)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         }

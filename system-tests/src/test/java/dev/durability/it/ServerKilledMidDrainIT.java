@@ -31,7 +31,7 @@ class ServerKilledMidDrainIT {
                      "DURABILITY_INSTANCE_NAME", "it-crash",
                      "DURABILITY_BROKER_HOST", "127.0.0.1",
                      "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
-                     "DURABILITY_OUTBOX_LEASE_SECONDS", "10",
+                     "DURABILITY_OUTBOX_LEASE_SECONDS", "15",
                      "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000",
                      "DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"))) {
             server.start();
@@ -48,12 +48,23 @@ class ServerKilledMidDrainIT {
             proxy.pause();
             List<EventEnvelope> envelopes = OutboxTable.envelopes(eventType, 250);
             outbox.seed(envelopes);
-            await("rows claimed and not stamped").atMost(Duration.ofSeconds(15)).until(() -> outbox.count(
-                    "event_type = ? AND claimed_by = 'it-crash' AND claimed_at IS NOT NULL AND published_at IS NULL",
-                    eventType) > 0);
+            // Freeze the server the moment it holds a claim, check the claim is really held, then kill it:
+            // the kill lands between claim and stamp, not a moment after a release.
+            long stranded = 0;
+            for (int attempt = 0; attempt < 5 && stranded == 0; attempt++) {
+                await("rows claimed and not stamped").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> outbox.count("event_type = ? AND claimed_by = 'it-crash' AND claimed_at IS NOT NULL"
+                                + " AND published_at IS NULL", eventType) > 0);
+                server.freeze();
+                stranded = outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType);
+                if (stranded == 0) {
+                    server.thaw();
+                }
+            }
+            assertThat(stranded).as("rows the frozen server holds").isPositive();
             server.kill();
-            long stranded = outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType);
-            assertThat(stranded).as("rows the dead server still held").isPositive();
+            assertThat(outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType))
+                    .as("rows the dead server still held").isEqualTo(stranded);
 
             proxy.resumeWithNewConnections();
             server.start();

@@ -79,11 +79,12 @@ public class BrokerConfig {
     }
 
     /**
-     * The longest a drain can hold a claim before it stamps: connecting (TCP, then the AMQP handshake),
-     * opening the channel, the confirm wait, and closing the channel, each bounded by a timeout.
+     * The longest a drain can hold a claim before it stamps. The channel is open before the claim, so
+     * this is the confirm wait plus closing a failed batch's channel (an RPC bounded by the connect
+     * timeout), with the same again as margin for writing the batch.
      */
     public long worstPublishRoundMillis(long confirmTimeoutMillis) {
-        return 4L * connectTimeoutMillis + confirmTimeoutMillis;
+        return 2L * connectTimeoutMillis + confirmTimeoutMillis;
     }
 
     public int connectTimeoutMillis() {

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -35,6 +36,8 @@ public class BrokerConnection {
     ManagedThreadFactory threads;
 
     private Connection connection;
+
+    private volatile String blockedReason;
 
     /** A new channel on the (re)opened connection; the caller closes it. */
     public Channel openChannel() throws IOException, TimeoutException {
@@ -62,20 +65,32 @@ public class BrokerConnection {
             factory.setTopologyRecoveryEnabled(false);
             factory.setThreadFactory(threads);
             Connection opened = factory.newConnection(service.serviceName() + "@" + service.instanceName());
-            try (Channel channel = opened.createChannel()) {
-                declareTopology(channel);
-            } catch (IOException | TimeoutException | RuntimeException e) {
-                opened.abort();
-                throw e;
-            }
+            // The broker blocks publishers while a memory or disk alarm lasts; the drain then waits instead
+            // of claiming rows it could not publish.
+            opened.addBlockedListener(reason -> blockedReason = reason, () -> blockedReason = null);
+            blockedReason = null;
             connection = opened;
             LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
         }
         return connection;
     }
 
-    private void declareTopology(Channel channel) throws IOException {
+    /** Declares the events exchange (durable topic); idempotent, so every new publishing channel may call it. */
+    public void declareTopology(Channel channel) throws IOException {
         channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true);
+    }
+
+    /** Why the broker currently blocks this connection's publishers, if it does. */
+    public Optional<String> blockedReason() {
+        return Optional.ofNullable(blockedReason);
+    }
+
+    /** Drops the connection without waiting for the broker (it may be wedged); the next use reconnects. */
+    public synchronized void abort() {
+        if (connection != null) {
+            connection.abort(config.connectTimeoutMillis());
+            connection = null;
+        }
     }
 
     @PreDestroy

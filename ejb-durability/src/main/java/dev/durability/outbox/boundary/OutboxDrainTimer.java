@@ -24,6 +24,7 @@ import jakarta.transaction.SystemException;
 import jakarta.transaction.UserTransaction;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
@@ -68,6 +69,9 @@ public class OutboxDrainTimer {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
+    /** The last problem logged at WARNING; repeats of it go to FINE, so an outage is one line, not one a second. */
+    private volatile String lastProblem;
+
     @PostConstruct
     void schedule() {
         long interval = config.pollInterval().toMillis();
@@ -83,9 +87,10 @@ public class OutboxDrainTimer {
             if (drain()) {
                 timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-drain-continuation", false));
             }
+            metrics.tickCompleted();
         } catch (Exception e) {
             // The rows stay claimed or pending; the lease and the next tick take it from here.
-            LOG.log(Level.WARNING, "Outbox drain tick failed; it resumes on the next tick", e);
+            problem("Outbox drain tick failed; it resumes on the next tick: " + e, e);
         } finally {
             draining.set(false);
         }
@@ -95,6 +100,12 @@ public class OutboxDrainTimer {
     private boolean drain() throws Exception {
         long deadline = System.nanoTime() + config.tickBudget().toNanos();
         while (true) {
+            Optional<String> blocked = publisher.blocked();
+            if (blocked.isPresent()) {
+                problem("Outbox drain paused: " + blocked.get(), null);
+                return false;
+            }
+            Optional<String> unreachable = publisher.prepare();
             Claim claim = inTransaction(claims::claim);
             if (claim.isEmpty()) {
                 return false;
@@ -103,8 +114,11 @@ public class OutboxDrainTimer {
                 metrics.leaseRecovered(claim.recovered());
                 LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
             }
-            List<PublishOutcome> outcomes = publisher.publish(claim.events());
-            List<Double> lags = inTransaction(() -> claims.stamp(claim.token(), outcomes));
+            // With the broker unreachable the batch is still claimed and released as failed: the rows then
+            // show attempts, the error and their backoff to operators (SPEC §4), and nothing else changes.
+            List<PublishOutcome> outcomes = unreachable.isEmpty() ? publisher.publish(claim.events())
+                    : claim.events().stream().map(e -> PublishOutcome.failed(e.id(), unreachable.get())).toList();
+            List<Double> lags = stampWithRetries(claim, outcomes);
             long failed = count(outcomes, PublishOutcome.Result.FAILED);
             long unroutable = count(outcomes, PublishOutcome.Result.UNROUTABLE);
             metrics.published(lags);
@@ -119,9 +133,13 @@ public class OutboxDrainTimer {
                 metrics.failed(failed);
                 outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.FAILED)
                         .map(PublishOutcome::detail).distinct()
-                        .forEach(detail -> LOG.warning(() -> failed + " outbox events not published, retried after "
-                                + "backoff: " + detail));
+                        .forEach(detail -> problem("Outbox events not published, retried after backoff: " + detail,
+                                null));
                 return false;
+            }
+            if (lastProblem != null) {
+                LOG.info("Outbox drain publishing again");
+                lastProblem = null;
             }
             if (claim.size() < config.batchSize()) {
                 return false;
@@ -130,6 +148,31 @@ public class OutboxDrainTimer {
                 return true;
             }
         }
+    }
+
+    /**
+     * Stamps are fenced and idempotent, so a database blip is retried briefly: giving up would leave
+     * acked rows claimed until the lease expires, and they would then be published a second time.
+     */
+    private List<Double> stampWithRetries(Claim claim, List<PublishOutcome> outcomes) throws Exception {
+        long[] pausesMillis = OutboxConfig.STAMP_RETRY_PAUSES_MILLIS;
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return inTransaction(() -> claims.stamp(claim.token(), outcomes));
+            } catch (Exception e) {
+                if (attempt == pausesMillis.length) {
+                    throw e;
+                }
+                LOG.log(Level.FINE, "Stamping a claim failed; retrying", e);
+                Thread.sleep(pausesMillis[attempt]);
+            }
+        }
+    }
+
+    private void problem(String message, Exception cause) {
+        Level level = message.equals(lastProblem) ? Level.FINE : Level.WARNING;
+        lastProblem = message;
+        LOG.log(level, message, cause);
     }
 
     private static long count(List<PublishOutcome> outcomes, PublishOutcome.Result result) {

@@ -3,6 +3,8 @@ package dev.durability.outbox.boundary;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.entity.OutboxEvent;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,6 +38,9 @@ public class OutboxStager {
     @Inject
     ServiceConfig service;
 
+    @Inject
+    OutboxConfig config;
+
     /**
      * Stages a new event of this service.
      *
@@ -55,7 +60,12 @@ public class OutboxStager {
     /** Stages a complete envelope (built with {@link EventEnvelope#builder}); returns its id. */
     public UUID stage(EventEnvelope envelope) {
         requireTransaction();
-        em.persist(OutboxEvent.staged(envelope, EnvelopeJson.write(envelope)));
+        OutboxEvent event = OutboxEvent.staged(envelope);
+        if (event.envelopeBytes() > config.maxEnvelopeBytes()) {
+            throw new InvalidEnvelopeException("envelope of " + envelope.eventType() + " is " + event.envelopeBytes()
+                    + " bytes, over durability.outbox.max-envelope-bytes (" + config.maxEnvelopeBytes() + ")");
+        }
+        em.persist(event);
         // Written now, inside the caller's transaction, so a bad row fails at this call and not at commit.
         em.flush();
         return envelope.id();

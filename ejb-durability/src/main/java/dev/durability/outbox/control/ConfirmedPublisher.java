@@ -2,12 +2,9 @@ package dev.durability.outbox.control;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.MessageProperties;
-import com.rabbitmq.client.Return;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
-import com.rabbitmq.client.ShutdownSignalException;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.envelope.EnvelopeJson;
@@ -19,26 +16,24 @@ import jakarta.inject.Inject;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Publishes a claimed batch to the events exchange with publisher confirms. Confirms are awaited once
- * per batch, but judged per message: a row counts as confirmed only when the broker acked that
- * message's sequence number; a nack, a timeout or a broken channel fails it. Messages are
- * {@code mandatory}, so one no queue is bound for comes back as a return before its ack and is
- * reported unroutable, never as a delivery.
+ * Publishes claimed batches to the events exchange with publisher confirms, awaited once per batch
+ * and judged per message ({@link PublisherConfirms}). Messages are {@code mandatory}, so one no queue
+ * is bound for comes back as a return before its ack and is reported unroutable, never as a delivery.
+ *
+ * <p>The drain calls {@link #prepare()} before it claims: connecting and opening the confirm channel
+ * happen while no row is claimed, so a claim's lease only has to outlast the publish itself.
  */
 @ApplicationScoped
 public class ConfirmedPublisher {
@@ -58,6 +53,37 @@ public class ConfirmedPublisher {
      * uses it, one tick at a time (ticks never overlap), so it needs no lock.
      */
     private Channel channel;
+
+    /** Why the broker currently refuses publishes (a memory or disk alarm), if it does. */
+    public Optional<String> blocked() {
+        return broker.blockedReason().map(reason -> "broker blocked publishing: " + reason);
+    }
+
+    /**
+     * Makes sure a confirm channel is open, connecting if needed.
+     *
+     * @return why the broker cannot be reached, or empty when it can
+     */
+    public Optional<String> prepare() {
+        if (channel != null && channel.isOpen()) {
+            return Optional.empty();
+        }
+        try {
+            Channel opened = broker.openChannel();
+            try {
+                opened.confirmSelect();
+                // Declared again on every new channel: an exchange deleted under a live connection comes back.
+                broker.declareTopology(opened);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(opened);
+                throw e;
+            }
+            channel = opened;
+            return Optional.empty();
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            return Optional.of("broker unreachable: " + describe(e));
+        }
+    }
 
     /** One outcome per event, in the batch's order. Never throws: a broker fault fails the affected messages. */
     public List<PublishOutcome> publish(List<ClaimedEvent> batch) {
@@ -83,57 +109,58 @@ public class ConfirmedPublisher {
     }
 
     private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedEvent, EventEnvelope> batch) {
-        List<ClaimedEvent> events = List.copyOf(batch.keySet());
-        Confirms confirms = new Confirms();
-        Channel confirming;
-        try {
-            confirming = confirmChannel();
-        } catch (IOException | TimeoutException | RuntimeException e) {
-            return confirms.failAll(events, "broker unreachable: " + describe(e));
+        List<UUID> ids = batch.keySet().stream().map(ClaimedEvent::id).toList();
+        PublisherConfirms confirms = new PublisherConfirms();
+        Channel confirming = channel;
+        if (confirming == null || !confirming.isOpen()) {
+            confirms.failUnsent(ids, "broker unreachable: the confirm channel closed before the batch was sent");
+            return confirms.outcomes(ids);
         }
         ReturnListener returns = confirming.addReturnListener(confirms::returned);
         confirming.addConfirmListener(confirms);
-        ShutdownListener shutdown = confirms::shutdown;
-        confirming.addShutdownListener(shutdown);
+        ShutdownListener closed = cause -> {
+            if (!cause.isInitiatedByApplication()) {
+                confirms.closed(cause);
+            }
+        };
+        confirming.addShutdownListener(closed);
         try {
-            for (Map.Entry<ClaimedEvent, EventEnvelope> message : batch.entrySet()) {
-                confirms.sending(confirming.getNextPublishSeqNo(), message.getKey().id());
-                confirming.basicPublish(brokerConfig.eventsExchange(), message.getValue().eventType(), true,
-                        properties(message.getValue()),
-                        message.getKey().envelopeJson().getBytes(StandardCharsets.UTF_8));
+            int sent = 0;
+            try {
+                for (Map.Entry<ClaimedEvent, EventEnvelope> message : batch.entrySet()) {
+                    confirms.sending(confirming.getNextPublishSeqNo(), message.getKey().id());
+                    confirming.basicPublish(brokerConfig.eventsExchange(), message.getValue().eventType(), true,
+                            properties(message.getValue()),
+                            message.getKey().envelopeJson().getBytes(StandardCharsets.UTF_8));
+                    sent++;
+                }
+            } catch (IOException | RuntimeException e) {
+                // Stop sending, but what was already sent still gets its own confirm: failing it here would
+                // publish it twice on the retry.
+                confirms.failUnsent(ids.subList(sent, ids.size()), "not sent: " + describe(e));
             }
             confirms.await(config.confirmTimeout());
-        } catch (IOException | RuntimeException e) {
-            confirms.failOutstanding("publish failed: " + describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             confirms.failOutstanding("interrupted while awaiting publisher confirms");
         } finally {
             confirming.removeReturnListener(returns);
             confirming.removeConfirmListener(confirms);
-            confirming.removeShutdownListener(shutdown);
+            confirming.removeShutdownListener(closed);
         }
-        Map<UUID, PublishOutcome> outcomes = confirms.outcomes(events);
-        if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
+        Map<UUID, PublishOutcome> outcomes = confirms.outcomes(ids);
+        if (confirms.timedOut()) {
+            // A broker that owes confirms this long is wedged or the link is half-open: reconnect on the next tick.
+            LOG.warning("No publisher confirms within " + config.confirmTimeout().toMillis()
+                    + " ms: dropping the broker connection");
+            channel = null;
+            broker.abort();
+        } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
             // Late confirms of this batch must never be read as another batch's: start the next on a new channel.
             closeQuietly(confirming);
             channel = null;
         }
         return outcomes;
-    }
-
-    private Channel confirmChannel() throws IOException, TimeoutException {
-        if (channel == null || !channel.isOpen()) {
-            Channel opened = broker.openChannel();
-            try {
-                opened.confirmSelect();
-            } catch (IOException | RuntimeException e) {
-                closeQuietly(opened);
-                throw e;
-            }
-            channel = opened;
-        }
-        return channel;
     }
 
     @PreDestroy
@@ -144,8 +171,6 @@ public class ConfirmedPublisher {
     }
 
     static AMQP.BasicProperties properties(EventEnvelope envelope) {
-        Map<String, Object> headers = new HashMap<>();
-        headers.put("schema_version", envelope.schemaVersion());
         return MessageProperties.PERSISTENT_BASIC.builder()
                 .messageId(envelope.id().toString())
                 .type(envelope.eventType())
@@ -154,7 +179,7 @@ public class ConfirmedPublisher {
                 .contentEncoding(StandardCharsets.UTF_8.name())
                 .correlationId(envelope.correlationId())
                 .timestamp(Date.from(envelope.occurredAt()))
-                .headers(headers)
+                .headers(Map.of("schema_version", envelope.schemaVersion()))
                 .build();
     }
 
@@ -168,98 +193,11 @@ public class ConfirmedPublisher {
         }
     }
 
-    private static String describe(Throwable e) {
+    static String describe(Throwable e) {
         Throwable cause = e;
         while (cause.getCause() != null && cause.getMessage() == null) {
             cause = cause.getCause();
         }
         return cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
-    }
-
-    /** The confirm bookkeeping of one batch on one channel; listener callbacks arrive on the connection's thread. */
-    private static final class Confirms implements ConfirmListener {
-        private final NavigableMap<Long, UUID> outstanding = new TreeMap<>();
-        private final Map<UUID, PublishOutcome> outcomes = new HashMap<>();
-        private final Map<UUID, String> returned = new HashMap<>();
-        private String shutdown;
-
-        synchronized void sending(long sequenceNumber, UUID id) {
-            outstanding.put(sequenceNumber, id);
-        }
-
-        synchronized void returned(Return message) {
-            String messageId = message.getProperties().getMessageId();
-            if (messageId != null) {
-                returned.put(UUID.fromString(messageId), "unroutable: " + message.getReplyCode() + " "
-                        + message.getReplyText() + " (exchange " + message.getExchange() + ", routing key "
-                        + message.getRoutingKey() + ")");
-            }
-        }
-
-        @Override
-        public synchronized void handleAck(long deliveryTag, boolean multiple) {
-            settle(deliveryTag, multiple, true);
-        }
-
-        @Override
-        public synchronized void handleNack(long deliveryTag, boolean multiple) {
-            settle(deliveryTag, multiple, false);
-        }
-
-        private void settle(long deliveryTag, boolean multiple, boolean ack) {
-            // A view of the outstanding map: clearing it settles exactly these. A confirm arriving after the
-            // batch already timed out finds nothing left to settle.
-            Map<Long, UUID> settled = multiple ? outstanding.headMap(deliveryTag, true)
-                    : outstanding.subMap(deliveryTag, true, deliveryTag, true);
-            for (UUID id : settled.values()) {
-                String unroutable = returned.get(id);
-                outcomes.put(id, !ack ? PublishOutcome.failed(id, "nacked by the broker")
-                        : unroutable != null ? PublishOutcome.unroutable(id, unroutable)
-                        : PublishOutcome.confirmed(id));
-            }
-            settled.clear();
-            notifyAll();
-        }
-
-        synchronized void shutdown(ShutdownSignalException cause) {
-            shutdown = "channel closed before confirm: " + describe(cause);
-            notifyAll();
-        }
-
-        synchronized void await(Duration timeout) throws InterruptedException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (!outstanding.isEmpty() && shutdown == null) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    failOutstanding("no publisher confirm within " + timeout.toMillis() + " ms");
-                    return;
-                }
-                wait(Math.max(1, remaining / 1_000_000));
-            }
-            failOutstanding(shutdown);
-        }
-
-        synchronized void failOutstanding(String reason) {
-            for (UUID id : outstanding.values()) {
-                outcomes.put(id, PublishOutcome.failed(id, reason));
-            }
-            outstanding.clear();
-        }
-
-        synchronized Map<UUID, PublishOutcome> failAll(List<ClaimedEvent> batch, String reason) {
-            for (ClaimedEvent event : batch) {
-                outcomes.put(event.id(), PublishOutcome.failed(event.id(), reason));
-            }
-            return outcomes;
-        }
-
-        synchronized Map<UUID, PublishOutcome> outcomes(List<ClaimedEvent> batch) {
-            // A message never handed to the channel (it broke first) has no outcome yet.
-            for (ClaimedEvent event : batch) {
-                outcomes.computeIfAbsent(event.id(), id -> PublishOutcome.failed(id,
-                        shutdown != null ? shutdown : "not sent: the channel failed earlier in the batch"));
-            }
-            return outcomes;
-        }
     }
 }

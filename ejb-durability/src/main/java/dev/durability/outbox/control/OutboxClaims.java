@@ -10,7 +10,6 @@ import jakarta.persistence.PersistenceContext;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -40,7 +39,7 @@ public class OutboxClaims {
         List<Object[]> rows = em.createNamedQuery(OutboxEvent.CLAIM)
                 .setParameter(1, config.leaseSeconds())
                 .setParameter(2, config.batchSize())
-                .setParameter(3, token)
+                .setParameter(3, token.toString())
                 .setParameter(4, service.instanceName())
                 .getResultList();
         List<ClaimedEvent> events = new ArrayList<>(rows.size());
@@ -48,8 +47,6 @@ public class OutboxClaims {
             events.add(new ClaimedEvent((UUID) row[0], (String) row[1], (String) row[2],
                     ((Number) row[3]).intValue(), (Boolean) row[4]));
         }
-        // UPDATE ... RETURNING has no order; UUIDv7 ids are time-ordered like created_at.
-        events.sort(Comparator.comparing(ClaimedEvent::id));
         return new Claim(token, events);
     }
 
@@ -80,7 +77,7 @@ public class OutboxClaims {
         @SuppressWarnings("unchecked")
         List<Object> lags = em.createNamedQuery(OutboxEvent.MARK_PUBLISHED)
                 .setParameter(1, uuidArray(rows))
-                .setParameter(2, token)
+                .setParameter(2, token.toString())
                 .setParameter(3, note == null ? null : truncate(note))
                 .getResultList();
         return lags.stream().map(lag -> lag instanceof BigDecimal d ? d.doubleValue() : ((Number) lag).doubleValue())
@@ -93,7 +90,7 @@ public class OutboxClaims {
                 .setParameter(2, truncate(error))
                 .setParameter(3, config.backoffInitialSeconds())
                 .setParameter(4, config.backoffMaxSeconds())
-                .setParameter(5, token)
+                .setParameter(5, token.toString())
                 .executeUpdate();
     }
 

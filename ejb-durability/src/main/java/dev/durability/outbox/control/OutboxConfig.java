@@ -6,6 +6,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Duration;
+import java.util.Arrays;
 
 /** The drain's knobs, {@code durability.outbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
@@ -18,6 +19,10 @@ public class OutboxConfig {
     static final String BACKOFF_INITIAL = "durability.outbox.backoff-initial-ms";
     static final String BACKOFF_MAX = "durability.outbox.backoff-max-ms";
     static final String PENDING_GRACE = "durability.outbox.pending-grace-seconds";
+    static final String MAX_ENVELOPE_BYTES = "durability.outbox.max-envelope-bytes";
+
+    /** Pauses between retries of a failed stamp; part of how long a claim can live. */
+    public static final long[] STAMP_RETRY_PAUSES_MILLIS = {200, 1000, 3000};
 
     @Inject
     @ConfigProperty(name = POLL_INTERVAL)
@@ -51,6 +56,10 @@ public class OutboxConfig {
     @ConfigProperty(name = PENDING_GRACE)
     int pendingGraceSeconds;
 
+    @Inject
+    @ConfigProperty(name = MAX_ENVELOPE_BYTES)
+    int maxEnvelopeBytes;
+
     public void validate() {
         InvalidConfigurationException.checkRange(POLL_INTERVAL, pollIntervalMillis, 100, 3_600_000);
         InvalidConfigurationException.checkRange(BATCH_SIZE, batchSize, 1, 10_000);
@@ -60,6 +69,8 @@ public class OutboxConfig {
         InvalidConfigurationException.checkRange(BACKOFF_INITIAL, backoffInitialMillis, 1, 3_600_000);
         InvalidConfigurationException.checkRange(BACKOFF_MAX, backoffMaxMillis, backoffInitialMillis, 86_400_000);
         InvalidConfigurationException.checkRange(PENDING_GRACE, pendingGraceSeconds, 1, 31_536_000);
+        // RabbitMQ refuses messages over its max_message_size (128 MiB by default) by closing the channel.
+        InvalidConfigurationException.checkRange(MAX_ENVELOPE_BYTES, maxEnvelopeBytes, 1024, 128 * 1024 * 1024);
     }
 
     /**
@@ -67,9 +78,11 @@ public class OutboxConfig {
      * still being published, and publish them twice.
      */
     public void checkLeaseOutlasts(long worstPublishRoundMillis) {
-        InvalidConfigurationException.check(leaseSeconds * 1000L > worstPublishRoundMillis, LEASE, leaseSeconds,
-                "must be longer than the longest publish round, " + worstPublishRoundMillis + " ms ("
-                        + CONFIRM_TIMEOUT + " plus four times durability.broker.connect-timeout-ms)");
+        long worstClaimMillis = worstPublishRoundMillis + Arrays.stream(STAMP_RETRY_PAUSES_MILLIS).sum();
+        InvalidConfigurationException.check(leaseSeconds * 1000L > worstClaimMillis, LEASE, leaseSeconds,
+                "must be longer than the longest a claim can live, " + worstClaimMillis + " ms ("
+                        + CONFIRM_TIMEOUT + " plus twice durability.broker.connect-timeout-ms plus the stamp's "
+                        + "retries)");
     }
 
     public long confirmTimeoutMillis() {
@@ -102,6 +115,10 @@ public class OutboxConfig {
 
     public double backoffMaxSeconds() {
         return backoffMaxMillis / 1000.0;
+    }
+
+    public int maxEnvelopeBytes() {
+        return maxEnvelopeBytes;
     }
 
     public int pendingGraceSeconds() {

@@ -46,6 +46,7 @@ public class OutboxMetrics {
     private Counter leaseRecoveries;
     private Timer publishLag;
     private volatile Status status = new Status(0, 0, 0, 0, 0);
+    private volatile long lastTickNanos = System.nanoTime();
 
     /** Registers at start-up, so an idle server reports its gauges (and the alert rules see them) from the first scrape. */
     void registerAtStartup(@Observes @Initialized(ApplicationScoped.class) Object application) {
@@ -67,6 +68,9 @@ public class OutboxMetrics {
                 MetricUnits.NONE));
         publishLag = registry.timer(metadata("durability_outbox_publish_lag",
                 "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock", MetricUnits.SECONDS));
+        registry.gauge(metadata("durability_outbox_drain_last_tick_age",
+                "Time since this server's drain last completed a tick: grows without bound when its drain is stuck",
+                MetricUnits.SECONDS), this, metrics -> (System.nanoTime() - metrics.lastTickNanos) / 1e9);
         gauge("durability_outbox_depth", "Outbox rows not yet published", MetricUnits.NONE, Status::depth);
         gauge("durability_outbox_oldest_pending_age", "Age of the oldest unpublished outbox row (0 when none)",
                 MetricUnits.SECONDS, Status::oldestPendingSeconds);
@@ -80,6 +84,10 @@ public class OutboxMetrics {
     public void published(List<Double> lagSeconds) {
         published.inc(lagSeconds.size());
         lagSeconds.forEach(lag -> publishLag.update(Duration.ofMillis(Math.max(0, Math.round(lag * 1000)))));
+    }
+
+    public void tickCompleted() {
+        lastTickNanos = System.nanoTime();
     }
 
     public void failed(long count) {

@@ -1,5 +1,6 @@
 package dev.durability.outbox.control;
 
+import java.util.Objects;
 import java.util.UUID;
 
 /** What the broker said about one published message. */
@@ -19,10 +20,10 @@ public record PublishOutcome(UUID id, Result result, String detail) {
     }
 
     public static PublishOutcome unroutable(UUID id, String detail) {
-        return new PublishOutcome(id, Result.UNROUTABLE, java.util.Objects.requireNonNullElse(detail, "unroutable"));
+        return new PublishOutcome(id, Result.UNROUTABLE, Objects.requireNonNullElse(detail, "unroutable"));
     }
 
     public static PublishOutcome failed(UUID id, String detail) {
-        return new PublishOutcome(id, Result.FAILED, java.util.Objects.requireNonNullElse(detail, "publish failed"));
+        return new PublishOutcome(id, Result.FAILED, Objects.requireNonNullElse(detail, "publish failed"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.durability.outbox.entity;
 
+import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -7,6 +8,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.NamedNativeQuery;
 import jakarta.persistence.Table;
 
+import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.Objects;
 import java.util.UUID;
@@ -26,7 +28,8 @@ import java.util.UUID;
         SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)
         """)
 // Pending rows whose backoff elapsed and whose claim is absent or older than the lease, oldest first,
-// skipping rows another worker has locked. RETURNING says whether an earlier claim had expired.
+// skipping rows another worker has locked; returned oldest first, with whether an earlier claim had
+// expired. Parameters are cast in SQL, so the statements do not depend on how the driver types them.
 @NamedNativeQuery(name = OutboxEvent.CLAIM, query = """
         WITH candidates AS (
             SELECT id, claimed_at AS previous_claim
@@ -36,18 +39,22 @@ import java.util.UUID;
                AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?1))
              ORDER BY created_at, id
              LIMIT ?2
-               FOR UPDATE SKIP LOCKED)
-        UPDATE event_outbox o
-           SET claimed_at = now(), claim_token = ?3, claimed_by = ?4
-          FROM candidates c
-         WHERE o.id = c.id
-        RETURNING o.id, o.event_type, CAST(o.envelope AS text), o.attempts, c.previous_claim IS NOT NULL
+               FOR UPDATE SKIP LOCKED),
+        claimed AS (
+            UPDATE event_outbox o
+               SET claimed_at = now(), claim_token = CAST(?3 AS uuid), claimed_by = CAST(?4 AS text)
+              FROM candidates c
+             WHERE o.id = c.id
+            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.attempts, o.created_at,
+                      c.previous_claim IS NOT NULL AS recovered)
+        SELECT id, event_type, envelope, attempts, recovered FROM claimed ORDER BY created_at, id
         """)
 // Acked rows become published, only while this worker's claim still holds them; returns each row's lag.
+// last_error keeps the reason of an earlier failed attempt unless a note (unroutable) replaces it.
 @NamedNativeQuery(name = OutboxEvent.MARK_PUBLISHED, query = """
         UPDATE event_outbox
-           SET published_at = now(), last_error = ?3, next_attempt_at = NULL
-         WHERE id = ANY (CAST(?1 AS uuid[])) AND claim_token = ?2 AND published_at IS NULL
+           SET published_at = now(), last_error = COALESCE(CAST(?3 AS text), last_error), next_attempt_at = NULL
+         WHERE id = ANY (CAST(?1 AS uuid[])) AND claim_token = CAST(?2 AS uuid) AND published_at IS NULL
         RETURNING EXTRACT(EPOCH FROM now() - created_at)
         """)
 // Failed rows: one more attempt, the error, the claim released at once, and the next attempt after an
@@ -55,12 +62,12 @@ import java.util.UUID;
 @NamedNativeQuery(name = OutboxEvent.RELEASE_FAILED, query = """
         UPDATE event_outbox
            SET attempts = attempts + 1,
-               last_error = ?2,
+               last_error = CAST(?2 AS text),
                claimed_at = NULL,
                claim_token = NULL,
                next_attempt_at = now() + make_interval(
                    secs => LEAST(?4, ?3 * power(2, LEAST(attempts, 30))) * (0.5 + random() * 0.5))
-         WHERE id = ANY (CAST(?1 AS uuid[])) AND claim_token = ?5 AND published_at IS NULL
+         WHERE id = ANY (CAST(?1 AS uuid[])) AND claim_token = CAST(?5 AS uuid) AND published_at IS NULL
         """)
 @NamedNativeQuery(name = OutboxEvent.PENDING_STATUS, query = """
         SELECT count(*),
@@ -114,16 +121,22 @@ public class OutboxEvent {
         // for JPA
     }
 
-    private OutboxEvent(EventEnvelope envelope, String envelopeJson) {
+    private OutboxEvent(EventEnvelope envelope) {
         this.id = envelope.id();
         this.aggregateId = envelope.aggregateId();
         this.eventType = envelope.eventType();
-        this.envelope = Objects.requireNonNull(envelopeJson, "envelopeJson");
+        // Written from the envelope itself, so the row's columns and its JSON can never disagree.
+        this.envelope = EnvelopeJson.write(envelope);
     }
 
-    /** A new pending row for this envelope, in its JSON form. */
-    public static OutboxEvent staged(EventEnvelope envelope, String envelopeJson) {
-        return new OutboxEvent(Objects.requireNonNull(envelope, "envelope"), envelopeJson);
+    /** A new pending row for this envelope. */
+    public static OutboxEvent staged(EventEnvelope envelope) {
+        return new OutboxEvent(Objects.requireNonNull(envelope, "envelope"));
+    }
+
+    /** The size of the envelope as it will be published. */
+    public int envelopeBytes() {
+        return envelope.getBytes(StandardCharsets.UTF_8).length;
     }
 
     public UUID id() {

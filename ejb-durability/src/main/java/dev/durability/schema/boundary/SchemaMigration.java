@@ -13,6 +13,9 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.logging.Logger;
 
 /**
@@ -39,6 +42,7 @@ public class SchemaMigration {
 
     @PostConstruct
     void migrate() {
+        requireUntypedStrings();
         MigrateResult result = Flyway.configure(SchemaMigration.class.getClassLoader())
                 .dataSource(dataSource)
                 .schemas(service.schema())
@@ -53,5 +57,22 @@ public class SchemaMigration {
                 .migrate();
         LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion
                 + " (" + result.migrationsExecuted + " migrations applied now)");
+    }
+
+    /**
+     * The library binds envelope JSON as a string parameter into a {@code jsonb} column, which PostgreSQL
+     * accepts only when the driver sends strings untyped. A data source without that setting would fail
+     * every business transaction that stages an event; fail the start instead, saying how to fix it.
+     */
+    private void requireUntypedStrings() {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement probe = connection.prepareStatement("SELECT CAST('{}' AS jsonb) = ?")) {
+            probe.setString(1, "{}");
+            probe.executeQuery().close();
+        } catch (SQLException e) {
+            throw new IllegalStateException("Data source jdbc/durability must set the PostgreSQL driver property "
+                    + "stringType=unspecified (in server.xml: <properties.postgresql stringType=\"unspecified\" .../>): "
+                    + e.getMessage(), e);
+        }
     }
 }

@@ -18,6 +18,7 @@ class OutboxConfigTest {
         config.backoffInitialMillis = 1000;
         config.backoffMaxMillis = 60_000;
         config.pendingGraceSeconds = 300;
+        config.maxEnvelopeBytes = 1_048_576;
         return config;
     }
 
@@ -39,7 +40,7 @@ class OutboxConfigTest {
         OutboxConfig config = defaults();
         config.leaseSeconds = 30;
         assertThatCode(() -> config.checkLeaseOutlasts(25_000)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> config.checkLeaseOutlasts(30_000))
+        assertThatThrownBy(() -> config.checkLeaseOutlasts(26_000))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.outbox.lease-seconds")
                 .hasMessageContaining("durability.outbox.confirm-timeout-ms");

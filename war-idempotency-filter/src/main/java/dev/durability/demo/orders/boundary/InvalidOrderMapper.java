@@ -1,11 +1,15 @@
 package dev.durability.demo.orders.boundary;
 
+import dev.durability.demo.orders.entity.InvalidOrderException;
 import jakarta.ejb.EJBException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 
-/** An order the entity refused (an EJB wraps the entity's {@link IllegalArgumentException}) is the client's 400. */
+/**
+ * An order the entity refused (the EJB wraps its {@link InvalidOrderException}) is the client's 400;
+ * any other failure of the service is a 500 that says nothing was changed.
+ */
 @Provider
 public class InvalidOrderMapper implements ExceptionMapper<EJBException> {
 
@@ -13,12 +17,12 @@ public class InvalidOrderMapper implements ExceptionMapper<EJBException> {
     public Response toResponse(EJBException exception) {
         Throwable cause = exception;
         while (cause != null) {
-            if (cause instanceof IllegalArgumentException invalid) {
+            if (cause instanceof InvalidOrderException invalid) {
                 return Problems.badRequest(invalid.getMessage());
             }
             cause = cause.getCause();
         }
         return Problems.problem(Response.Status.INTERNAL_SERVER_ERROR, "internal", "Internal error",
-                "the order was not placed; nothing was changed");
+                "the request failed; nothing was changed");
     }
 }

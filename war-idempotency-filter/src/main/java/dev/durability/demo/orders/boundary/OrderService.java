@@ -3,6 +3,8 @@ package dev.durability.demo.orders.boundary;
 import dev.durability.demo.orders.entity.DemoOrder;
 import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -34,6 +36,7 @@ public class OrderService {
                 new OrderPlaced(order.id(), order.customer(), order.sku(), order.quantity(), order.placedAt()));
     }
 
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public DemoOrder find(UUID id) {
         return em.find(DemoOrder.class, id);
     }

@@ -38,7 +38,7 @@ public class DemoOrder {
         this.customer = text(customer, "customer", 200);
         this.sku = text(sku, "sku", 100);
         if (quantity < 1 || quantity > MAX_QUANTITY) {
-            throw new IllegalArgumentException("quantity must be between 1 and " + MAX_QUANTITY + ", was " + quantity);
+            throw new InvalidOrderException("quantity must be between 1 and " + MAX_QUANTITY + ", was " + quantity);
         }
         this.quantity = quantity;
         this.placedAt = require(placedAt, "placedAt");
@@ -46,14 +46,14 @@ public class DemoOrder {
 
     private static <T> T require(T value, String name) {
         if (value == null) {
-            throw new IllegalArgumentException(name + " is required");
+            throw new InvalidOrderException(name + " is required");
         }
         return value;
     }
 
     private static String text(String value, String name, int max) {
         if (value == null || value.isBlank() || value.length() > max) {
-            throw new IllegalArgumentException(name + " must be 1.." + max + " characters");
+            throw new InvalidOrderException(name + " must be 1.." + max + " characters");
         }
         return value;
     }

@@ -1,0 +1,2 @@
+/** The broker connection, its configuration and the exchanges it declares. */
+package dev.durability.broker.control;
