@@ -23,7 +23,9 @@ import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.UserTransaction;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,6 +73,9 @@ public class OutboxDrainTimer {
 
     /** The last problem logged at WARNING; repeats of it go to FINE, so an outage is one line, not one a second. */
     private volatile String lastProblem;
+
+    /** Only the drain (one tick at a time) touches it. */
+    private final Set<String> unroutableLogged = new HashSet<>();
 
     @PostConstruct
     void schedule() {
@@ -126,8 +131,9 @@ public class OutboxDrainTimer {
                 metrics.unroutable(unroutable);
                 outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.UNROUTABLE)
                         .map(PublishOutcome::detail).distinct()
-                        .forEach(detail -> LOG.warning(() -> "Outbox events published but routed to no queue ("
-                                + unroutable + " in this batch): " + detail));
+                        .forEach(detail -> LOG.log(firstTime(detail) ? Level.WARNING : Level.FINE,
+                                "Outbox events published but routed to no queue (" + unroutable
+                                        + " in this batch; counted in durability_outbox_unroutable_total): " + detail));
             }
             if (failed > 0) {
                 metrics.failed(failed);
@@ -167,6 +173,14 @@ public class OutboxDrainTimer {
                 Thread.sleep(pausesMillis[attempt]);
             }
         }
+    }
+
+    /** Whether this unroutable routing key is new to this server: each is logged at WARNING once, then counted. */
+    private boolean firstTime(String unroutableDetail) {
+        if (unroutableLogged.size() >= 1000) {
+            unroutableLogged.clear();
+        }
+        return unroutableLogged.add(unroutableDetail);
     }
 
     private void problem(String message, Exception cause) {
