@@ -216,10 +216,10 @@ class OutboxClaimsIT {
         failAndExpectBackoff(id, inTransaction(claims::claim), 0.5, 1.0);
         assertEquals(1, count("id = '" + id + "' AND attempts = 1 AND last_error = 'broker unreachable'"
                 + " AND claimed_at IS NULL AND claim_token IS NULL AND published_at IS NULL"));
-        assertEquals(0, inTransaction(claims::claim).size(), "not due before its backoff elapsed");
 
         sql("UPDATE " + TABLE + " SET attempts = 3, next_attempt_at = NULL");
         failAndExpectBackoff(id, inTransaction(claims::claim), 4.0, 8.0); // 1 s doubled three times, jittered
+        assertEquals(0, inTransaction(claims::claim).size(), "not due before its backoff elapsed");
 
         sql("UPDATE " + TABLE + " SET attempts = 40, next_attempt_at = NULL");
         failAndExpectBackoff(id, inTransaction(claims::claim), 30.0, 60.0); // capped at 60 s, jittered

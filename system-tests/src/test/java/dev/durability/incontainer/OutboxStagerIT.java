@@ -100,6 +100,21 @@ class OutboxStagerIT {
     }
 
     @Test
+    void stageRefusesAnEnvelopeOverTheSizeLimitAtTheCall() throws Exception {
+        UUID aggregate = UUID.randomUUID();
+        String twoMebibytes = "x".repeat(2 * 1024 * 1024);
+        transaction.begin();
+        try {
+            InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class, () -> stager.stage(
+                    "order.placed", aggregate, Json.createObjectBuilder().add("blob", twoMebibytes).build()));
+            assertTrue(refused.getMessage().contains("durability.outbox.max-envelope-bytes"), refused.getMessage());
+        } finally {
+            transaction.rollback();
+        }
+        assertEquals(0, rowsOf(aggregate));
+    }
+
+    @Test
     void stageRefusesAnInvalidEventTypeAtTheCall() throws Exception {
         UUID aggregate = UUID.randomUUID();
         transaction.begin();

@@ -52,7 +52,8 @@ public class BrokerConfig {
         InvalidConfigurationException.checkRange(PORT, port, 1, 65535);
         InvalidConfigurationException.check(!virtualHost.isBlank(), VIRTUAL_HOST, virtualHost, "must not be blank");
         InvalidConfigurationException.checkRange(CONNECT_TIMEOUT, connectTimeoutMillis, 100, 120_000);
-        InvalidConfigurationException.checkRange(HEARTBEAT, heartbeatSeconds, 0, 600);
+        // Heartbeats are how a half-open link is noticed while the drain writes to it: they stay on.
+        InvalidConfigurationException.checkRange(HEARTBEAT, heartbeatSeconds, 1, 600);
         InvalidConfigurationException.check(eventsExchange.matches("[A-Za-z0-9._:-]{1,255}")
                         && !eventsExchange.startsWith("amq."), EVENTS_EXCHANGE, eventsExchange,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.'");

@@ -35,7 +35,7 @@ public class BrokerConnection {
     @Resource
     ManagedThreadFactory threads;
 
-    private Connection connection;
+    private volatile Connection connection;
 
     private volatile String blockedReason;
 
@@ -64,11 +64,12 @@ public class BrokerConnection {
             factory.setAutomaticRecoveryEnabled(false);
             factory.setTopologyRecoveryEnabled(false);
             factory.setThreadFactory(threads);
+            blockedReason = null;
             Connection opened = factory.newConnection(service.serviceName() + "@" + service.instanceName());
             // The broker blocks publishers while a memory or disk alarm lasts; the drain then waits instead
-            // of claiming rows it could not publish.
+            // of claiming rows it could not publish. The state belongs to this connection: it ends with it.
             opened.addBlockedListener(reason -> blockedReason = reason, () -> blockedReason = null);
-            blockedReason = null;
+            opened.addShutdownListener(cause -> blockedReason = null);
             connection = opened;
             LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
         }
@@ -82,7 +83,8 @@ public class BrokerConnection {
 
     /** Why the broker currently blocks this connection's publishers, if it does. */
     public Optional<String> blockedReason() {
-        return Optional.ofNullable(blockedReason);
+        Connection current = connection;
+        return current != null && current.isOpen() ? Optional.ofNullable(blockedReason) : Optional.empty();
     }
 
     /** Drops the connection without waiting for the broker (it may be wedged); the next use reconnects. */
@@ -91,6 +93,7 @@ public class BrokerConnection {
             connection.abort(config.connectTimeoutMillis());
             connection = null;
         }
+        blockedReason = null;
     }
 
     @PreDestroy

@@ -88,16 +88,19 @@ public class OutboxDrainTimer {
         if (!draining.compareAndSet(false, true)) {
             return;
         }
+        boolean backlogLeft = false;
         try {
-            if (drain()) {
-                timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-drain-continuation", false));
-            }
+            backlogLeft = drain();
             metrics.tickCompleted();
         } catch (Exception e) {
             // The rows stay claimed or pending; the lease and the next tick take it from here.
             problem("Outbox drain tick failed; it resumes on the next tick: " + e, e);
         } finally {
             draining.set(false);
+        }
+        if (backlogLeft) {
+            // Scheduled only after this tick let go, or the continuation could find it still running and skip.
+            timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-drain-continuation", false));
         }
     }
 

@@ -118,20 +118,30 @@ public class ConfirmedPublisher {
         }
         ReturnListener returns = confirming.addReturnListener(confirms::returned);
         confirming.addConfirmListener(confirms);
-        ShutdownListener closed = cause -> {
-            if (!cause.isInitiatedByApplication()) {
-                confirms.closed(cause);
-            }
-        };
+        ShutdownListener closed = confirms::closed;
         confirming.addShutdownListener(closed);
         try {
             int sent = 0;
             try {
                 for (Map.Entry<ClaimedEvent, EventEnvelope> message : batch.entrySet()) {
-                    confirms.sending(confirming.getNextPublishSeqNo(), message.getKey().id());
-                    confirming.basicPublish(brokerConfig.eventsExchange(), message.getValue().eventType(), true,
-                            properties(message.getValue()),
-                            message.getKey().envelopeJson().getBytes(StandardCharsets.UTF_8));
+                    Optional<String> blocked = broker.blockedReason();
+                    if (blocked.isPresent()) {
+                        // The broker stopped reading: writing more would only block this thread.
+                        throw new IOException("broker blocked publishing: " + blocked.get());
+                    }
+                    AMQP.BasicProperties properties = properties(message.getValue());
+                    byte[] body = message.getKey().envelopeJson().getBytes(StandardCharsets.UTF_8);
+                    long sequence = confirming.getNextPublishSeqNo();
+                    confirms.sending(sequence, message.getKey().id());
+                    try {
+                        confirming.basicPublish(brokerConfig.eventsExchange(), message.getValue().eventType(), true,
+                                properties, body);
+                    } catch (IOException | RuntimeException e) {
+                        if (confirming.getNextPublishSeqNo() == sequence) {
+                            confirms.notSent(sequence); // refused before it took a sequence number
+                        }
+                        throw e;
+                    }
                     sent++;
                 }
             } catch (IOException | RuntimeException e) {

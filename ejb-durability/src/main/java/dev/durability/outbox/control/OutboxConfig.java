@@ -69,8 +69,9 @@ public class OutboxConfig {
         InvalidConfigurationException.checkRange(BACKOFF_INITIAL, backoffInitialMillis, 1, 3_600_000);
         InvalidConfigurationException.checkRange(BACKOFF_MAX, backoffMaxMillis, backoffInitialMillis, 86_400_000);
         InvalidConfigurationException.checkRange(PENDING_GRACE, pendingGraceSeconds, 1, 31_536_000);
-        // RabbitMQ refuses messages over its max_message_size (128 MiB by default) by closing the channel.
-        InvalidConfigurationException.checkRange(MAX_ENVELOPE_BYTES, maxEnvelopeBytes, 1024, 128 * 1024 * 1024);
+        // RabbitMQ refuses messages over its max_message_size (128 MiB by default) by closing the channel;
+        // the published text (jsonb's) is somewhat longer than the staged one, hence half of that.
+        InvalidConfigurationException.checkRange(MAX_ENVELOPE_BYTES, maxEnvelopeBytes, 1024, 64 * 1024 * 1024);
     }
 
     /**

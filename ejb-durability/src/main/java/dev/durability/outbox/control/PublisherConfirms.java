@@ -29,6 +29,11 @@ class PublisherConfirms implements ConfirmListener {
         outstanding.put(sequenceNumber, id);
     }
 
+    /** The message with this sequence number never left: the channel refused it before taking the number. */
+    synchronized void notSent(long sequenceNumber) {
+        outstanding.remove(sequenceNumber);
+    }
+
     synchronized void returned(Return message) {
         String messageId = message.getProperties().getMessageId();
         if (messageId != null) {

@@ -70,9 +70,12 @@ public class SchemaMigration {
             probe.setString(1, "{}");
             probe.executeQuery().close();
         } catch (SQLException e) {
-            throw new IllegalStateException("Data source jdbc/durability must set the PostgreSQL driver property "
-                    + "stringType=unspecified (in server.xml: <properties.postgresql stringType=\"unspecified\" .../>): "
-                    + e.getMessage(), e);
+            if ("42883".equals(e.getSQLState())) { // operator does not exist: jsonb = character varying
+                throw new IllegalStateException("Data source jdbc/durability must set the PostgreSQL driver property "
+                        + "stringType=unspecified (in server.xml: <properties.postgresql stringType=\"unspecified\" .../>): "
+                        + e.getMessage(), e);
+            }
+            throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
         }
     }
 }

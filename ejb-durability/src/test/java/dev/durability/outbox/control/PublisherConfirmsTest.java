@@ -100,6 +100,8 @@ class PublisherConfirmsTest {
     void unsentEventsFailWhileSentOnesStillGetTheirConfirm() throws Exception {
         confirms.sending(10, ids.get(0));
         confirms.sending(11, ids.get(1));
+        confirms.sending(12, ids.get(2)); // registered, then refused by the channel before it took the number
+        confirms.notSent(12);
         confirms.failUnsent(ids.subList(2, 5), "not sent: IllegalArgumentException: Short string too long");
         confirms.handleAck(11, true);
         confirms.await(Duration.ofSeconds(1));
