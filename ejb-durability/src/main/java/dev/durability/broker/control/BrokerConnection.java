@@ -96,8 +96,9 @@ public class BrokerConnection {
         blockedReason = null;
     }
 
+    /** Closes the connection; the next use reopens it. Idempotent, and run again at shutdown. */
     @PreDestroy
-    synchronized void close() {
+    public synchronized void close() {
         if (connection != null && connection.isOpen()) {
             try {
                 connection.close(5_000);

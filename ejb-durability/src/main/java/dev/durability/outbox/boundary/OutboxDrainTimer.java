@@ -6,7 +6,9 @@ import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.OutboxMetrics;
 import dev.durability.outbox.control.PublishOutcome;
+import dev.durability.broker.control.BrokerConnection;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -67,6 +69,9 @@ public class OutboxDrainTimer {
     ConfirmedPublisher publisher;
 
     @Inject
+    BrokerConnection broker;
+
+    @Inject
     OutboxMetrics metrics;
 
     private final AtomicBoolean draining = new AtomicBoolean();
@@ -81,6 +86,16 @@ public class OutboxDrainTimer {
     void schedule() {
         long interval = config.pollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("durability-outbox-drain", false));
+    }
+
+    /**
+     * Closes the broker connection while this bean still runs: the connection's threads come from a
+     * thread factory bound to this component, and closing later would start them in a stopped one.
+     */
+    @PreDestroy
+    void stop() {
+        publisher.close();
+        broker.close();
     }
 
     @Timeout

@@ -174,9 +174,10 @@ public class ConfirmedPublisher {
     }
 
     @PreDestroy
-    void close() {
+    public void close() {
         if (channel != null) {
             closeQuietly(channel);
+            channel = null;
         }
     }
 

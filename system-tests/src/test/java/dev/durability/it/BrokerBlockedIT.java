@@ -1,0 +1,45 @@
+package dev.durability.it;
+
+import dev.durability.envelope.EventEnvelope;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A broker resource alarm (here: memory) blocks publishers. Nothing staged meanwhile is published,
+ * lost or stuck: when the alarm clears, every event arrives.
+ */
+class BrokerBlockedIT {
+    private final OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+
+    @Test
+    void eventsStagedWhileTheBrokerBlocksPublishersArriveWhenTheAlarmClears() throws Exception {
+        String eventType = "blocked.alarm_" + Long.toHexString(System.nanoTime());
+        List<EventEnvelope> envelopes = OutboxTable.envelopes(eventType, 20);
+        try (EventQueue queue = new EventQueue(eventType)) {
+            String watermark = Rabbitmq.memoryHighWatermark();
+            Rabbitmq.setMemoryHighWatermark("0");
+            try {
+                outbox.seed(envelopes);
+                Thread.sleep(3_000);
+                assertThat(queue.messages()).as("nothing gets through a blocked broker").isEmpty();
+                assertThat(outbox.count("event_type = ? AND published_at IS NOT NULL", eventType)).isZero();
+            } finally {
+                Rabbitmq.setMemoryHighWatermark(watermark);
+            }
+            // A batch caught mid-alarm fails on its confirm timeout (10 s) and backs off: well within 90 s.
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).until(() -> outbox.count(
+                    "event_type = ? AND published_at IS NULL", eventType) == 0);
+            Set<String> expected = envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(
+                    queue.messages().stream().map(EventQueue.Message::id).collect(Collectors.toSet()))
+                    .containsAll(expected));
+        }
+    }
+}
