@@ -15,7 +15,9 @@ class InvalidConfigurationIT {
     @ParameterizedTest
     @CsvSource({
             "DURABILITY_OUTBOX_BATCH_SIZE, 0, durability.outbox.batch-size",
-            "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds"})
+            "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
+            "DURABILITY_SERVICE_NAME, orders service!, durability.service-name",
+            "DURABILITY_BROKER_HEARTBEAT_SECONDS, 0, durability.broker.heartbeat-seconds"})
     void invalidValueFailsTheDeploymentNamingTheKey(String variable, String value, String key) throws Exception {
         try (LibertyServer server = LibertyServer.copyOfMain("durability-badconfig", 9192, Map.of(variable, value))) {
             server.start();
