@@ -5,6 +5,7 @@ import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonObject;
 import jakarta.persistence.TransactionRequiredException;
 import jakarta.transaction.UserTransaction;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -101,27 +102,24 @@ class OutboxStagerIT {
 
     @Test
     void stageRefusesAnEnvelopeOverTheSizeLimitAtTheCall() throws Exception {
-        UUID aggregate = UUID.randomUUID();
         String twoMebibytes = "x".repeat(2 * 1024 * 1024);
-        transaction.begin();
-        try {
-            InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class, () -> stager.stage(
-                    "order.placed", aggregate, Json.createObjectBuilder().add("blob", twoMebibytes).build()));
-            assertTrue(refused.getMessage().contains("durability.outbox.max-envelope-bytes"), refused.getMessage());
-        } finally {
-            transaction.rollback();
-        }
-        assertEquals(0, rowsOf(aggregate));
+        assertRefusedAtTheCall("order.placed", Json.createObjectBuilder().add("blob", twoMebibytes).build(),
+                "durability.outbox.max-envelope-bytes");
     }
 
     @Test
     void stageRefusesAnInvalidEventTypeAtTheCall() throws Exception {
+        assertRefusedAtTheCall("Order Placed", Json.createObjectBuilder().build(), "event_type");
+    }
+
+    /** Inside a live transaction, stage throws at once, naming the problem, and nothing is written. */
+    private void assertRefusedAtTheCall(String eventType, JsonObject payload, String named) throws Exception {
         UUID aggregate = UUID.randomUUID();
         transaction.begin();
         try {
             InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
-                    () -> stager.stage("Order Placed", aggregate, Json.createObjectBuilder().build()));
-            assertTrue(refused.getMessage().contains("event_type"), refused.getMessage());
+                    () -> stager.stage(eventType, aggregate, payload));
+            assertTrue(refused.getMessage().contains(named), refused.getMessage());
         } finally {
             transaction.rollback();
         }
