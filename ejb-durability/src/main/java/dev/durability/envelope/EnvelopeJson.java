@@ -12,7 +12,6 @@ import jakarta.json.bind.JsonbBuilder;
 import jakarta.json.bind.JsonbException;
 
 import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
@@ -39,10 +38,6 @@ public final class EnvelopeJson {
                 .add("correlation_id", envelope.correlationId());
         nullable(json, "causation_id", envelope.causationId());
         return json.add("payload", envelope.payload()).build().toString();
-    }
-
-    public static byte[] writeBytes(EventEnvelope envelope) {
-        return write(envelope).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Reads and validates an envelope; anything malformed is an {@link InvalidEnvelopeException} naming the field. */

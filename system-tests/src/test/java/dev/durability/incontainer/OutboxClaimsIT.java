@@ -70,6 +70,10 @@ class OutboxClaimsIT {
     }
 
     private <T> T inTransaction(Callable<T> work) throws Exception {
+        return inTransaction(transaction, work);
+    }
+
+    private static <T> T inTransaction(UserTransaction transaction, Callable<T> work) throws Exception {
         transaction.begin();
         try {
             T result = work.call();
@@ -146,18 +150,8 @@ class OutboxClaimsIT {
         transaction.begin();
         try {
             Claim held = claims.claim(); // locked until this transaction ends
-            Future<Claim> concurrent = executor.submit(() -> {
-                UserTransaction other = InitialContext.doLookup("java:comp/UserTransaction");
-                other.begin();
-                try {
-                    Claim claim = claims.claim();
-                    other.commit();
-                    return claim;
-                } catch (Exception e) {
-                    other.rollback();
-                    throw e;
-                }
-            });
+            Future<Claim> concurrent = executor.submit(() -> inTransaction(
+                    InitialContext.<UserTransaction>doLookup("java:comp/UserTransaction"), claims::claim));
             // Without SKIP LOCKED the second claim would block on the held rows until this transaction ends.
             Claim other = concurrent.get(20, TimeUnit.SECONDS);
             assertEquals(100, held.size());

@@ -7,5 +7,5 @@ import java.util.UUID;
  *
  * @param recovered whether the row's previous claim had expired: a worker died or stalled holding it
  */
-public record ClaimedEvent(UUID id, String eventType, String envelopeJson, int attempts, boolean recovered) {
+public record ClaimedEvent(UUID id, String eventType, String envelopeJson, boolean recovered) {
 }

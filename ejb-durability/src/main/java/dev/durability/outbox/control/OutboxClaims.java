@@ -44,8 +44,7 @@ public class OutboxClaims {
                 .getResultList();
         List<ClaimedEvent> events = new ArrayList<>(rows.size());
         for (Object[] row : rows) {
-            events.add(new ClaimedEvent((UUID) row[0], (String) row[1], (String) row[2],
-                    ((Number) row[3]).intValue(), (Boolean) row[4]));
+            events.add(new ClaimedEvent((UUID) row[0], (String) row[1], (String) row[2], (Boolean) row[3]));
         }
         return new Claim(token, events);
     }

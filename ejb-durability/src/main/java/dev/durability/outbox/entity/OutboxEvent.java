@@ -47,9 +47,9 @@ import java.util.UUID;
                SET claimed_at = now(), claim_token = CAST(?3 AS uuid), claimed_by = CAST(?4 AS text)
               FROM candidates c
              WHERE o.id = c.id
-            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.attempts, o.created_at,
+            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.created_at,
                       c.previous_claim IS NOT NULL AS recovered)
-        SELECT id, event_type, envelope, attempts, recovered FROM claimed ORDER BY created_at, id
+        SELECT id, event_type, envelope, recovered FROM claimed ORDER BY created_at, id
         """)
 // Acked rows become published, only while this worker's claim still holds them; returns each row's lag.
 // last_error keeps the reason of an earlier failed attempt unless a note (unroutable) replaces it.
