@@ -1,11 +1,15 @@
 package dev.durability.envelope;
 
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -42,6 +46,9 @@ public record EventEnvelope(
         require(causationId == null || (!causationId.isBlank() && utf8Length(causationId) <= MAX_TEXT),
                 "causation_id must be absent or 1.." + MAX_TEXT + " bytes");
         require(payload != null, "payload must be a JSON object");
+        require(!containsNul(sourceService) && !containsNul(correlationId) && !containsNul(causationId)
+                && !containsNul(payload), "the envelope contains a NUL character (\\u0000), which PostgreSQL's jsonb "
+                + "cannot store: remove it, or encode the value (e.g. Base64) in the payload");
     }
 
     /** Validates an event type, returning it unchanged, or throws {@link InvalidEnvelopeException} saying why. */
@@ -56,6 +63,39 @@ public record EventEnvelope(
     /** Starts a new event of this type from this service: a fresh UUIDv7 id, occurred now, schema version 1. */
     public static Builder builder(String eventType, String sourceService) {
         return new Builder(eventType, sourceService);
+    }
+
+    private static boolean containsNul(String text) {
+        return text != null && text.indexOf('\0') >= 0;
+    }
+
+    /** Walks the tree without recursion: a deeply nested payload must get a clear answer, not a stack overflow. */
+    private static boolean containsNul(JsonValue payload) {
+        Deque<JsonValue> pending = new ArrayDeque<>();
+        pending.push(payload);
+        while (!pending.isEmpty()) {
+            JsonValue value = pending.pop();
+            switch (value.getValueType()) {
+                case STRING -> {
+                    if (containsNul(((JsonString) value).getString())) {
+                        return true;
+                    }
+                }
+                case OBJECT -> {
+                    for (Map.Entry<String, JsonValue> member : value.asJsonObject().entrySet()) {
+                        if (containsNul(member.getKey())) {
+                            return true;
+                        }
+                        pending.push(member.getValue());
+                    }
+                }
+                case ARRAY -> value.asJsonArray().forEach(pending::push);
+                default -> {
+                    // numbers, booleans and null hold no text
+                }
+            }
+        }
+        return false;
     }
 
     /** Text that travels as an AMQP short string (app_id, correlation_id) is limited in UTF-8 bytes, not characters. */

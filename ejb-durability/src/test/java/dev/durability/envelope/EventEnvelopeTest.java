@@ -107,4 +107,17 @@ class EventEnvelopeTest {
             previous = next;
         }
     }
+
+    @Test
+    void aNulCharacterAnywhereIsRefusedBecauseJsonbCannotStoreIt() {
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
+                .payload(Json.createObjectBuilder().add("lines", Json.createArrayBuilder()
+                        .add(Json.createObjectBuilder().add("note", "a\u0000b"))).build()).build())
+                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("NUL");
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
+                .payload(Json.createObjectBuilder().add("k\u0000", 1).build()).build())
+                .hasMessageContaining("NUL");
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders").correlationId("c\u0000").build())
+                .hasMessageContaining("NUL");
+    }
 }

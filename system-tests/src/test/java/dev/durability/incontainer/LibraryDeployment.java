@@ -6,11 +6,11 @@ import dev.durability.config.control.ServiceConfig;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.outbox.boundary.OutboxStager;
 import dev.durability.outbox.control.Claim;
-import dev.durability.outbox.control.ClaimedEvent;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.schema.control.MigrationPlan;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -20,10 +20,15 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 import javax.sql.DataSource;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.MalformedURLException;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,22 +50,18 @@ final class LibraryDeployment {
                 .addClasses(tests)
                 .addClass(LibraryDeployment.class)
                 .addPackage(EventEnvelope.class.getPackage())
-                .addClasses(OutboxStager.class, OutboxEvent.class, ServiceConfig.class,
+                .addClass("dev.durability.outbox.boundary.StagingRefused")
+                .addClasses(OutboxStager.class, ServiceConfig.class,
                         InvalidConfigurationException.class)
-                .addClasses(OutboxClaims.class, OutboxConfig.class, Claim.class, ClaimedEvent.class,
-                        PublishOutcome.class)
+                .addPackage(OutboxEvent.class.getPackage())
+                .addClasses(OutboxClaims.class, OutboxConfig.class, Claim.class, PublishOutcome.class,
+                        PublishOutcome.Result.class, MigrationPlan.class)
                 .addAsLibraries(jarOf(Generators.class), jarOf(Flyway.class),
                         jarOf(PostgreSQLConfigurationExtension.class))
                 .addAsResource("META-INF/microprofile-config.properties")
-                .addAsResource(new StringAsset("""
-                        <persistence xmlns="https://jakarta.ee/xml/ns/persistence" version="3.0">
-                          <persistence-unit name="durability" transaction-type="JTA">
-                            <jta-data-source>%s</jta-data-source>
-                            <class>dev.durability.outbox.entity.OutboxEvent</class>
-                            <exclude-unlisted-classes>true</exclude-unlisted-classes>
-                            <shared-cache-mode>NONE</shared-cache-mode>
-                          </persistence-unit>
-                        </persistence>""".formatted(DATA_SOURCE)), "META-INF/persistence.xml")
+                // The shipped persistence unit, pointed at the tests' own data source.
+                .addAsResource(new StringAsset(shippedPersistenceXml().replace("<jta-data-source>jdbc/durability<",
+                        "<jta-data-source>" + DATA_SOURCE + "<")), "META-INF/persistence.xml")
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
         addMigrations(war);
         return war;
@@ -89,24 +90,32 @@ final class LibraryDeployment {
 
     /** The library's migrations applied to the tests' own schema, then every outbox row removed. */
     static void freshOutbox(DataSource dataSource) throws SQLException {
-        Flyway.configure(LibraryDeployment.class.getClassLoader())
-                .dataSource(dataSource)
-                .schemas(SCHEMA)
-                .createSchemas(true)
-                .table("durability_schema_history")
-                .locations("classpath:db/migration")
-                .load()
-                .migrate();
+        MigrationPlan.forSchema(dataSource, SCHEMA).migrate();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute("DELETE FROM " + SCHEMA + ".event_outbox");
         }
     }
 
-    static long count(DataSource dataSource, String where) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + SCHEMA + ".event_outbox WHERE " + where)) {
-            rs.next();
-            return rs.getLong(1);
+    private static String shippedPersistenceXml() {
+        try (InputStream xml = OutboxEvent.class.getClassLoader().getResourceAsStream("META-INF/persistence.xml")) {
+            return new String(Objects.requireNonNull(xml, "ejb-durability's META-INF/persistence.xml").readAllBytes(),
+                    StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Rows of the tests' outbox matching a condition whose {@code ?} placeholders take these parameters. */
+    static long count(DataSource dataSource, String where, Object... parameters) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + SCHEMA + ".event_outbox WHERE " + where)) {
+            for (int i = 0; i < parameters.length; i++) {
+                s.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
         }
     }
 

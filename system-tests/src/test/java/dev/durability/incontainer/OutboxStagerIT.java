@@ -1,8 +1,10 @@
 package dev.durability.incontainer;
 
+import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
 import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.annotation.Resource;
+import jakarta.ejb.EJBException;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -14,13 +16,17 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.assertj.core.api.ThrowableAssert;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** OutboxStager inside the container: it joins the caller's JTA transaction and refuses to run without one. */
 @ExtendWith(ArquillianExtension.class)
@@ -43,39 +49,42 @@ class OutboxStagerIT {
     @Resource(lookup = LibraryDeployment.DATA_SOURCE)
     DataSource dataSource;
 
+    /** Another data source of the server (the main application's), as a team's own business data source would be. */
+    @Resource(lookup = "jdbc/durability")
+    DataSource otherDataSource;
+
     @BeforeEach
     void freshOutbox() throws Exception {
         LibraryDeployment.freshOutbox(dataSource);
     }
 
     private long rowsOf(UUID aggregate) throws Exception {
-        return LibraryDeployment.count(dataSource, "aggregate_id = '" + aggregate + "'");
+        return LibraryDeployment.count(dataSource, "aggregate_id = ?", aggregate);
     }
 
     @Test
     void stageWithoutATransactionFailsLoudlyAndWritesNothing() throws Exception {
         UUID aggregate = UUID.randomUUID();
-        TransactionRequiredException refused = assertThrows(TransactionRequiredException.class,
-                () -> stager.stage("order.placed", aggregate, Json.createObjectBuilder().build()));
-        assertTrue(refused.getMessage().contains("needs an active JTA transaction"), refused.getMessage());
-        assertEquals(0, rowsOf(aggregate));
+        assertThatThrownBy(() -> stager.stage("order.placed", aggregate, Json.createObjectBuilder().build()))
+                .isInstanceOf(TransactionRequiredException.class)
+                .hasMessageContaining("needs an active JTA transaction");
+        assertThat(rowsOf(aggregate)).isZero();
     }
 
     @Test
     void aBusinessMethodThatStagesAndCommitsLeavesOnePendingRow() throws Exception {
         UUID aggregate = UUID.randomUUID();
         UUID id = service.place(aggregate);
-        assertEquals(1, LibraryDeployment.count(dataSource, "id = '" + id + "' AND aggregate_id = '" + aggregate
-                + "' AND published_at IS NULL"));
+        assertThat(LibraryDeployment.count(dataSource, "id = ? AND aggregate_id = ? AND published_at IS NULL", id,
+                aggregate)).isEqualTo(1);
     }
 
     @Test
     void aBusinessMethodThatStagesThenThrowsLeavesNoRow() throws Exception {
         UUID aggregate = UUID.randomUUID();
-        jakarta.ejb.EJBException failed = assertThrows(jakarta.ejb.EJBException.class,
-                () -> service.placeThenFail(aggregate));
-        assertTrue(failed.getCause() instanceof IllegalStateException, String.valueOf(failed.getCause()));
-        assertEquals(0, rowsOf(aggregate));
+        assertThatThrownBy(() -> service.placeThenFail(aggregate)).isInstanceOf(EJBException.class)
+                .hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(rowsOf(aggregate)).isZero();
     }
 
     @Test
@@ -84,7 +93,7 @@ class OutboxStagerIT {
         transaction.begin();
         stager.stage("order.placed", aggregate, Json.createObjectBuilder().add("n", 1).build());
         transaction.rollback();
-        assertEquals(0, rowsOf(aggregate));
+        assertThat(rowsOf(aggregate)).isZero();
     }
 
     @Test
@@ -93,11 +102,37 @@ class OutboxStagerIT {
         transaction.begin();
         UUID id = stager.stage("order.placed", aggregate, Json.createObjectBuilder().add("n", 1).build());
         transaction.commit();
-        assertEquals(7, id.version());
-        assertEquals(1, LibraryDeployment.count(dataSource, "id = '" + id + "' AND aggregate_id = '" + aggregate
-                + "' AND event_type = 'order.placed' AND published_at IS NULL AND attempts = 0"
-                + " AND envelope ->> 'id' = '" + id + "' AND envelope ->> 'source_service' = 'orders'"
-                + " AND envelope -> 'payload' ->> 'n' = '1'"));
+        assertThat(id.version()).isEqualTo(7);
+        assertThat(LibraryDeployment.count(dataSource, "id = ? AND aggregate_id = ? AND event_type = 'order.placed'"
+                + " AND published_at IS NULL AND attempts = 0 AND envelope ->> 'id' = ?"
+                + " AND envelope ->> 'source_service' = 'orders' AND envelope -> 'payload' ->> 'n' = '1'",
+                id, aggregate, id.toString())).isEqualTo(1);
+    }
+
+    @Test
+    void tenThousandEventsStagedAsOneCollectionCommitWithTheirTransaction() throws Exception {
+        UUID aggregate = UUID.randomUUID();
+        List<EventEnvelope> envelopes = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            envelopes.add(stager.envelope("order.placed", aggregate, Json.createObjectBuilder().add("n", i).build()));
+        }
+        transaction.begin();
+        List<UUID> ids = stager.stage(envelopes);
+        transaction.commit();
+        assertThat(ids).hasSize(10_000).doesNotHaveDuplicates()
+                .isEqualTo(envelopes.stream().map(EventEnvelope::id).toList());
+        assertThat(rowsOf(aggregate)).isEqualTo(10_000);
+    }
+
+    @Test
+    void aCollectionWithOneEnvelopeOverTheLimitIsRefusedWholeAtTheCall() throws Exception {
+        UUID aggregate = UUID.randomUUID();
+        List<EventEnvelope> envelopes = List.of(
+                stager.envelope("order.placed", aggregate, Json.createObjectBuilder().add("n", 1).build()),
+                stager.envelope("order.placed", aggregate,
+                        Json.createObjectBuilder().add("blob", "x".repeat(2 * 1024 * 1024)).build()));
+        assertRefusedAtTheCall(() -> stager.stage(envelopes), "durability.outbox.max-envelope-bytes");
+        assertThat(rowsOf(aggregate)).isZero();
     }
 
     @Test
@@ -112,17 +147,42 @@ class OutboxStagerIT {
         assertRefusedAtTheCall("Order Placed", Json.createObjectBuilder().build(), "event_type");
     }
 
-    /** Inside a live transaction, stage throws at once, naming the problem, and nothing is written. */
-    private void assertRefusedAtTheCall(String eventType, JsonObject payload, String named) throws Exception {
+    @Test
+    void stageRefusesANulCharacterAtTheCallInsteadOfFailingInTheDatabase() throws Exception {
+        assertRefusedAtTheCall("order.placed", Json.createObjectBuilder()
+                .add("items", Json.createArrayBuilder().add(Json.createObjectBuilder().add("name", "a\u0000b")))
+                .build(), "NUL");
+        assertRefusedAtTheCall("order.placed", Json.createObjectBuilder().add("key\u0000", 1).build(), "NUL");
+    }
+
+    @Test
+    void stagingInATransactionThatAlreadyWroteThroughAnotherDataSourceIsRefusedClearly() throws Exception {
         UUID aggregate = UUID.randomUUID();
         transaction.begin();
-        try {
-            InvalidEnvelopeException refused = assertThrows(InvalidEnvelopeException.class,
-                    () -> stager.stage(eventType, aggregate, payload));
-            assertTrue(refused.getMessage().contains(named), refused.getMessage());
+        try (Connection business = otherDataSource.getConnection(); Statement s = business.createStatement()) {
+            s.execute("SELECT 1");
+            assertThatThrownBy(() -> stager.stage("order.placed", aggregate, Json.createObjectBuilder().build()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("jdbc/durability").hasMessageContaining("non-XA");
         } finally {
             transaction.rollback();
         }
-        assertEquals(0, rowsOf(aggregate));
+        assertThat(rowsOf(aggregate)).isZero();
+    }
+
+    /** Inside a live transaction, stage throws at once, naming the problem, and nothing is written. */
+    private void assertRefusedAtTheCall(String eventType, JsonObject payload, String named) throws Exception {
+        UUID aggregate = UUID.randomUUID();
+        assertRefusedAtTheCall(() -> stager.stage(eventType, aggregate, payload), named);
+        assertThat(rowsOf(aggregate)).isZero();
+    }
+
+    private void assertRefusedAtTheCall(ThrowableAssert.ThrowingCallable call, String named) throws Exception {
+        transaction.begin();
+        try {
+            assertThatThrownBy(call).isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining(named);
+        } finally {
+            transaction.rollback();
+        }
     }
 }

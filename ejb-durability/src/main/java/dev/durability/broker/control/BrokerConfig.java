@@ -5,6 +5,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
+import java.util.Optional;
+
 /** Where RabbitMQ is and what the event exchange is called: {@code durability.broker.*}. */
 @ApplicationScoped
 public class BrokerConfig {
@@ -14,6 +16,10 @@ public class BrokerConfig {
     static final String CONNECT_TIMEOUT = "durability.broker.connect-timeout-ms";
     static final String HEARTBEAT = "durability.broker.heartbeat-seconds";
     static final String EVENTS_EXCHANGE = "durability.broker.events-exchange";
+    static final String ALTERNATE_EXCHANGE = "durability.broker.alternate-exchange";
+    static final String USERNAME = "durability.broker.username";
+    static final String PASSWORD = "durability.broker.password";
+    private static final String EXCHANGE_NAME = "[A-Za-z0-9._:-]{1,255}";
 
     @Inject
     @ConfigProperty(name = HOST)
@@ -24,11 +30,11 @@ public class BrokerConfig {
     int port;
 
     @Inject
-    @ConfigProperty(name = "durability.broker.username")
+    @ConfigProperty(name = USERNAME)
     String username;
 
     @Inject
-    @ConfigProperty(name = "durability.broker.password")
+    @ConfigProperty(name = PASSWORD)
     String password;
 
     @Inject
@@ -47,6 +53,10 @@ public class BrokerConfig {
     @ConfigProperty(name = EVENTS_EXCHANGE)
     String eventsExchange;
 
+    @Inject
+    @ConfigProperty(name = ALTERNATE_EXCHANGE)
+    Optional<String> alternateExchange;
+
     public void validate() {
         InvalidConfigurationException.check(!host.isBlank(), HOST, host, "must name a host");
         InvalidConfigurationException.checkRange(PORT, port, 1, 65535);
@@ -54,9 +64,23 @@ public class BrokerConfig {
         InvalidConfigurationException.checkRange(CONNECT_TIMEOUT, connectTimeoutMillis, 100, 120_000);
         // Heartbeats are how a half-open link is noticed while the drain writes to it: they stay on.
         InvalidConfigurationException.checkRange(HEARTBEAT, heartbeatSeconds, 1, 600);
-        InvalidConfigurationException.check(eventsExchange.matches("[A-Za-z0-9._:-]{1,255}")
+        InvalidConfigurationException.check(eventsExchange.matches(EXCHANGE_NAME)
                         && !eventsExchange.startsWith("amq."), EVENTS_EXCHANGE, eventsExchange,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.'");
+        alternateExchange.ifPresent(name -> InvalidConfigurationException.check(name.matches(EXCHANGE_NAME)
+                        && !name.startsWith("amq.") && !name.equals(eventsExchange), ALTERNATE_EXCHANGE, name,
+                "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.', other "
+                        + "than the events exchange"));
+        // AMQP PLAIN carries both as short strings; a blank or control character is a typo, never a credential.
+        InvalidConfigurationException.check(printable(username), USERNAME, username,
+                "must be 1-255 printable characters");
+        InvalidConfigurationException.check(printable(password), PASSWORD, "(hidden)",
+                "must be 1-255 printable characters");
+    }
+
+    private static boolean printable(String value) {
+        return value != null && !value.isBlank() && value.length() <= 255
+                && value.chars().noneMatch(Character::isISOControl);
     }
 
     public String host() {
@@ -80,12 +104,11 @@ public class BrokerConfig {
     }
 
     /**
-     * The longest a drain can hold a claim before it stamps. The channel is open before the claim, so
-     * this is the confirm wait plus closing a failed batch's channel (an RPC bounded by the connect
-     * timeout), with the same again as margin for writing the batch.
+     * An alternate exchange for the events exchange, declared with it: the broker routes every event no
+     * queue is bound for there instead of returning it (docs/decisions/0012-unroutable-rows-kept-apart.md).
      */
-    public long worstPublishRoundMillis(long confirmTimeoutMillis) {
-        return 2L * connectTimeoutMillis + confirmTimeoutMillis;
+    public Optional<String> alternateExchange() {
+        return alternateExchange;
     }
 
     public int connectTimeoutMillis() {
@@ -102,6 +125,7 @@ public class BrokerConfig {
 
     @Override
     public String toString() {
-        return "broker " + username + "@" + host + ":" + port + virtualHost + " exchange " + eventsExchange;
+        return "broker " + username + "@" + host + ":" + port + virtualHost + " exchange " + eventsExchange
+                + alternateExchange.map(name -> " (alternate exchange " + name + ")").orElse("");
     }
 }

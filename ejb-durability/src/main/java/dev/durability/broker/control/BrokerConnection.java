@@ -4,6 +4,7 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.SocketConfigurators;
 import dev.durability.config.control.ServiceConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -12,6 +13,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import java.io.IOException;
+import java.net.Socket;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
@@ -37,7 +40,18 @@ public class BrokerConnection {
 
     private volatile Connection connection;
 
+    /** The current connection's socket: closing it is the one way to free a thread blocked writing to it. */
+    private volatile Socket socket;
+
+    /** Why the broker blocks the current connection's publishers, while it says so. */
     private volatile String blockedReason;
+
+    /**
+     * The last block the broker announced, kept across reconnects until a publish is confirmed: a new
+     * connection is not told of an alarm before it publishes, so dropping a blocked connection must not
+     * make the drain forget the alarm (docs/decisions/0015-broker-alarm-before-claims.md).
+     */
+    private volatile String lastBlock;
 
     /** A new channel on the (re)opened connection; the caller closes it. */
     public Channel openChannel() throws IOException, TimeoutException {
@@ -64,11 +78,21 @@ public class BrokerConnection {
             factory.setAutomaticRecoveryEnabled(false);
             factory.setTopologyRecoveryEnabled(false);
             factory.setThreadFactory(threads);
+            factory.setSocketConfigurator(opened -> {
+                SocketConfigurators.defaultConfigurator().configure(opened);
+                socket = opened;
+            });
             blockedReason = null;
             Connection opened = factory.newConnection(service.serviceName() + "@" + service.instanceName());
             // The broker blocks publishers while a memory or disk alarm lasts; the drain then waits instead
-            // of claiming rows it could not publish. The state belongs to this connection: it ends with it.
-            opened.addBlockedListener(reason -> blockedReason = reason, () -> blockedReason = null);
+            // of claiming rows it could not publish. The live state belongs to this connection.
+            opened.addBlockedListener(reason -> {
+                blockedReason = reason;
+                lastBlock = reason;
+            }, () -> {
+                blockedReason = null;
+                lastBlock = null;
+            });
             opened.addShutdownListener(cause -> blockedReason = null);
             connection = opened;
             LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
@@ -76,9 +100,20 @@ public class BrokerConnection {
         return connection;
     }
 
-    /** Declares the events exchange (durable topic); idempotent, so every new publishing channel may call it. */
+    /**
+     * Declares the events exchange (durable topic) and, when configured, its alternate exchange with a
+     * queue that keeps what it receives; idempotent, so every new publishing channel may call it. An
+     * existing exchange declared with other arguments fails this with the broker's PRECONDITION_FAILED.
+     */
     public void declareTopology(Channel channel) throws IOException {
-        channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true);
+        Optional<String> alternate = config.alternateExchange();
+        if (alternate.isPresent()) {
+            channel.exchangeDeclare(alternate.get(), BuiltinExchangeType.FANOUT, true);
+            channel.queueDeclare(alternate.get(), true, false, false, null);
+            channel.queueBind(alternate.get(), alternate.get(), "");
+        }
+        channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true, false,
+                alternate.<Map<String, Object>>map(name -> Map.of("alternate-exchange", name)).orElse(null));
     }
 
     /** Why the broker currently blocks this connection's publishers, if it does. */
@@ -87,12 +122,34 @@ public class BrokerConnection {
         return current != null && current.isOpen() ? Optional.ofNullable(blockedReason) : Optional.empty();
     }
 
-    /** Drops the connection without waiting for the broker (it may be wedged); the next use reconnects. */
+    /** The last block announced and not yet known to be over (see {@link #lastBlock}). */
+    public Optional<String> unresolvedBlock() {
+        return Optional.ofNullable(lastBlock);
+    }
+
+    /** A publish was confirmed: whatever alarm was seen before is over. */
+    public void publishConfirmed() {
+        lastBlock = null;
+    }
+
+    /**
+     * Drops the connection without waiting for the broker (it may be wedged, or have stopped reading):
+     * the socket is closed first, which frees a thread blocked writing to it; the next use reconnects.
+     */
     public synchronized void abort() {
+        Socket current = socket;
+        if (current != null) {
+            try {
+                current.close();
+            } catch (IOException e) {
+                LOG.log(Level.FINE, "closing the RabbitMQ socket failed", e);
+            }
+        }
         if (connection != null) {
             connection.abort(config.connectTimeoutMillis());
             connection = null;
         }
+        socket = null;
         blockedReason = null;
     }
 

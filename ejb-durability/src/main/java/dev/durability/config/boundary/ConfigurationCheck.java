@@ -37,7 +37,8 @@ public class ConfigurationCheck {
         service.validate();
         broker.validate();
         outbox.validate();
-        outbox.checkLeaseOutlasts(broker.worstPublishRoundMillis(outbox.confirmTimeoutMillis()));
+        // Dropping a failed connection closes its socket at once, then waits at most the connect timeout.
+        outbox.checkLeaseOutlasts(broker.connectTimeoutMillis());
         LOG.info(() -> "Durability configuration valid: service " + service.serviceName() + ", instance "
                 + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + broker);
     }

@@ -1,7 +1,10 @@
 package dev.durability.outbox.boundary;
 
+import dev.durability.outbox.control.BoundedRetries;
+import dev.durability.outbox.control.BrokerReadiness;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.ConfirmedPublisher;
+import dev.durability.outbox.control.DrainLoop;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.OutboxMetrics;
@@ -10,6 +13,7 @@ import dev.durability.broker.control.BrokerConnection;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
@@ -28,7 +32,6 @@ import jakarta.transaction.UserTransaction;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
@@ -36,14 +39,16 @@ import java.util.logging.Logger;
 
 /**
  * Drains the outbox on every server: claim (short transaction) → publish with confirms (no transaction,
- * no row locks) → stamp (short transaction), repeated while claims come back full, within a time budget.
+ * no row locks) → stamp (short transaction), repeated while rows are due, within a time budget. When to
+ * claim again and when to stop is {@link DrainLoop}'s; this bean keeps the timer, the overlap guard and
+ * the transactions.
  *
  * <p>Timer: a non-persistent interval timer, every {@code durability.outbox.poll-interval-ms} (default
  * 1 s), created at start-up; bean-managed transactions, so the publish step runs outside any
  * transaction and each claim and stamp commits on its own. A tick that finds the previous one still
  * running returns at once: ticks never overlap on one server. A tick that used up its time budget
- * while claims still came back full schedules a one-off continuation at once, so a backlog drains
- * without waiting for the next interval while no single tick runs unbounded.
+ * while rows were still due schedules a one-off continuation at once, so a backlog drains without
+ * waiting for the next interval while no single tick runs unbounded.
  */
 @Startup
 @Singleton
@@ -58,6 +63,10 @@ public class OutboxDrainTimer {
 
     @Resource
     UserTransaction transaction;
+
+    /** Runs stamp attempts, so that waiting for one is bounded by the stamp budget (see BoundedRetries). */
+    @Resource
+    ManagedExecutorService executor;
 
     @Inject
     OutboxConfig config;
@@ -103,93 +112,73 @@ public class OutboxDrainTimer {
         if (!draining.compareAndSet(false, true)) {
             return;
         }
-        boolean backlogLeft = false;
+        DrainLoop.Next next = DrainLoop.Next.STOP;
         try {
-            backlogLeft = drain();
-            metrics.tickCompleted();
+            next = drain();
         } catch (Exception e) {
             // The rows stay claimed or pending; the lease and the next tick take it from here.
+            metrics.tickFailed();
             problem("Outbox drain tick failed; it resumes on the next tick: " + e, e);
         } finally {
+            metrics.tickEnded();
             draining.set(false);
         }
-        if (backlogLeft) {
+        if (next == DrainLoop.Next.CONTINUE_IN_NEW_TICK) {
             // Scheduled only after this tick let go, or the continuation could find it still running and skip.
             timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-drain-continuation", false));
         }
     }
 
-    /** @return whether the backlog outlasted this tick's budget, so draining should continue at once */
-    private boolean drain() throws Exception {
+    private DrainLoop.Next drain() throws Exception {
         long deadline = System.nanoTime() + config.tickBudget().toNanos();
         while (true) {
-            Optional<String> blocked = publisher.blocked();
-            if (blocked.isPresent()) {
-                problem("Outbox drain paused: " + blocked.get(), null);
-                return false;
+            BrokerReadiness broker = publisher.prepare();
+            if (!DrainLoop.mayClaim(broker)) {
+                problem("Outbox drain paused, nothing claimed: " + broker.problem().orElse("broker not ready"), null);
+                return DrainLoop.Next.STOP;
             }
-            Optional<String> unreachable = publisher.prepare();
             Claim claim = inTransaction(claims::claim);
-            if (claim.isEmpty()) {
-                return false;
-            }
             if (claim.recovered() > 0) {
                 metrics.leaseRecovered(claim.recovered());
                 LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
             }
             // With the broker unreachable the batch is still claimed and released as failed: the rows then
-            // show attempts, the error and their backoff to operators (SPEC §4), and nothing else changes.
-            List<PublishOutcome> outcomes = unreachable.isEmpty() ? publisher.publish(claim.events())
-                    : claim.events().stream().map(e -> PublishOutcome.failed(e.id(), unreachable.get())).toList();
-            List<Double> lags = stampWithRetries(claim, outcomes);
-            long failed = count(outcomes, PublishOutcome.Result.FAILED);
-            long unroutable = count(outcomes, PublishOutcome.Result.UNROUTABLE);
-            metrics.published(lags);
-            if (unroutable > 0) {
-                metrics.unroutable(unroutable);
-                outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.UNROUTABLE)
-                        .map(PublishOutcome::detail).distinct()
-                        .forEach(detail -> LOG.log(firstTime(detail) ? Level.WARNING : Level.FINE,
-                                "Outbox events published but routed to no queue (" + unroutable
-                                        + " in this batch; counted in durability_outbox_unroutable_total): " + detail));
+            // show attempts, the error and their backoff to operators, and nothing else changes.
+            List<PublishOutcome> outcomes = claim.isEmpty() ? List.of()
+                    : broker.isReady() ? publisher.publish(claim.rows())
+                    : claim.rows().stream().map(row -> PublishOutcome.failed(row.id(), broker.problem().get())).toList();
+            if (!claim.isEmpty()) {
+                List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
+                        .run(() -> inTransaction(() -> claims.stamp(claim.token(), outcomes)));
+                report(outcomes, lags);
             }
-            if (failed > 0) {
-                metrics.failed(failed);
-                outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.FAILED)
-                        .map(PublishOutcome::detail).distinct()
-                        .forEach(detail -> problem("Outbox events not published, retried after backoff: " + detail,
-                                null));
-                return false;
-            }
-            if (lastProblem != null) {
-                LOG.info("Outbox drain publishing again");
-                lastProblem = null;
-            }
-            if (claim.size() < config.batchSize()) {
-                return false;
-            }
-            if (System.nanoTime() > deadline) {
-                return true;
+            DrainLoop.Next next = DrainLoop.after(claim, outcomes, config.batchSize(), System.nanoTime() < deadline);
+            if (next != DrainLoop.Next.CLAIM_AGAIN) {
+                return next;
             }
         }
     }
 
-    /**
-     * Stamps are fenced and idempotent, so a database blip is retried briefly: giving up would leave
-     * acked rows claimed until the lease expires, and they would then be published a second time.
-     */
-    private List<Double> stampWithRetries(Claim claim, List<PublishOutcome> outcomes) throws Exception {
-        long[] pausesMillis = OutboxConfig.STAMP_RETRY_PAUSES_MILLIS;
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return inTransaction(() -> claims.stamp(claim.token(), outcomes));
-            } catch (Exception e) {
-                if (attempt == pausesMillis.length) {
-                    throw e;
-                }
-                LOG.log(Level.FINE, "Stamping a claim failed; retrying", e);
-                Thread.sleep(pausesMillis[attempt]);
-            }
+    private void report(List<PublishOutcome> outcomes, List<Double> lags) {
+        metrics.published(lags);
+        long unroutable = count(outcomes, PublishOutcome.Result.UNROUTABLE);
+        if (unroutable > 0) {
+            metrics.unroutable(unroutable);
+            outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.UNROUTABLE)
+                    .map(PublishOutcome::detail).distinct()
+                    .forEach(detail -> LOG.log(firstTime(detail) ? Level.WARNING : Level.FINE,
+                            "Outbox events routed to no queue, kept apart as unroutable (" + unroutable
+                                    + " in this batch; counted in durability_outbox_unroutable_total): " + detail));
+        }
+        long failed = outcomes.stream().filter(o -> o.result().failure()).count();
+        if (failed > 0) {
+            metrics.failed(failed);
+            outcomes.stream().filter(o -> o.result().failure())
+                    .map(PublishOutcome::detail).distinct()
+                    .forEach(detail -> problem("Outbox events not published, retried after backoff: " + detail, null));
+        } else if (lastProblem != null && !lags.isEmpty()) {
+            LOG.info("Outbox drain publishing again");
+            lastProblem = null;
         }
     }
 

@@ -11,10 +11,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.PersistenceException;
 import jakarta.persistence.TransactionRequiredException;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -24,7 +28,8 @@ import java.util.UUID;
  *
  * <p>It never starts a transaction of its own: called without an active one it throws
  * {@link TransactionRequiredException}, because auto-committing the event would publish news of a
- * change that may still roll back.
+ * change that may still roll back. Every row is written (flushed) inside the call, so a row the
+ * database refuses fails the call, not the caller's commit.
  */
 @ApplicationScoped
 public class OutboxStager {
@@ -51,24 +56,50 @@ public class OutboxStager {
      */
     public UUID stage(String eventType, UUID aggregateId, Object payload) {
         requireTransaction();
-        return stage(EventEnvelope.builder(eventType, service.serviceName())
-                .aggregateId(aggregateId)
-                .payload(EnvelopeJson.toJsonObject(payload))
-                .build());
+        return stage(envelope(eventType, aggregateId, payload));
     }
 
-    /** Stages a complete envelope (built with {@link EventEnvelope#builder}); returns its id. */
+    /** Stages a complete envelope (built with {@link #envelope} or {@link EventEnvelope#builder}); returns its id. */
     public UUID stage(EventEnvelope envelope) {
+        return stage(List.of(envelope)).get(0);
+    }
+
+    /**
+     * Stages many events in one JDBC batch: one round trip for the whole collection instead of one per
+     * event. Every envelope is checked before anything is written, so an invalid one fails the call
+     * with nothing staged by it.
+     *
+     * @return the envelope ids, in the collection's order
+     */
+    public List<UUID> stage(Collection<EventEnvelope> envelopes) {
         requireTransaction();
-        OutboxEvent event = OutboxEvent.staged(envelope);
-        if (event.envelopeBytes() > config.maxEnvelopeBytes()) {
-            throw new InvalidEnvelopeException("envelope of " + envelope.eventType() + " is " + event.envelopeBytes()
-                    + " bytes, over durability.outbox.max-envelope-bytes (" + config.maxEnvelopeBytes() + ")");
+        List<OutboxEvent> rows = new ArrayList<>(envelopes.size());
+        for (EventEnvelope envelope : envelopes) {
+            OutboxEvent row = OutboxEvent.staged(envelope);
+            if (row.envelopeBytes() > config.maxEnvelopeBytes()) {
+                throw new InvalidEnvelopeException("envelope of " + envelope.eventType() + " is " + row.envelopeBytes()
+                        + " bytes, over durability.outbox.max-envelope-bytes (" + config.maxEnvelopeBytes() + ")");
+            }
+            rows.add(row);
         }
-        em.persist(event);
-        // Written now, inside the caller's transaction, so a bad row fails at this call and not at commit.
-        em.flush();
-        return envelope.id();
+        rows.forEach(em::persist);
+        try {
+            // Written now, inside the caller's transaction, so a bad row fails at this call and not at commit.
+            em.flush();
+        } catch (PersistenceException e) {
+            throw StagingRefused.explain(e);
+        }
+        // The rows are written; nothing reads them back in this transaction, so they need not stay managed.
+        rows.forEach(em::detach);
+        return rows.stream().map(OutboxEvent::id).toList();
+    }
+
+    /** A new envelope of this service (source, fresh UUIDv7 id, occurred now), to stage alone or in a collection. */
+    public EventEnvelope envelope(String eventType, UUID aggregateId, Object payload) {
+        return EventEnvelope.builder(eventType, service.serviceName())
+                .aggregateId(aggregateId)
+                .payload(EnvelopeJson.toJsonObject(payload))
+                .build();
     }
 
     private void requireTransaction() {

@@ -7,10 +7,12 @@ import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
-import dev.durability.envelope.EnvelopeJson;
-import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.EnvelopeHeaders;
 import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.outbox.entity.ClaimedRow;
 import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -23,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -31,13 +35,21 @@ import java.util.logging.Logger;
  * Publishes claimed batches to the events exchange with publisher confirms, awaited once per batch
  * and judged per message ({@link PublisherConfirms}). Messages are {@code mandatory}, so one no queue
  * is bound for comes back as a return before its ack and is reported unroutable, never as a delivery.
+ * The stored envelope text is sent as it is; only the header fields are read from it, by a streaming
+ * parser, so no tree of a payload is ever built.
  *
- * <p>The drain calls {@link #prepare()} before it claims: connecting and opening the confirm channel
- * happen while no row is claimed, so a claim's lease only has to outlast the publish itself.
+ * <p>The drain calls {@link #prepare()} before it claims: connecting, opening the confirm channel and
+ * finding out whether the broker blocks publishers happen while no row is claimed. A publish round
+ * (writes and confirms) shares one deadline, {@code durability.outbox.confirm-timeout-ms}; a round
+ * still writing at its deadline (a broker or network that stopped reading) has its connection
+ * dropped, which frees the blocked write.
  */
 @ApplicationScoped
 public class ConfirmedPublisher {
     private static final Logger LOG = Logger.getLogger(ConfirmedPublisher.class.getName());
+
+    /** A routing key no queue is bound to on the default exchange: the probe is confirmed and dropped. */
+    static final String PROBE_ROUTING_KEY = "durability.outbox.blocked-probe";
 
     @Inject
     BrokerConnection broker;
@@ -48,74 +60,121 @@ public class ConfirmedPublisher {
     @Inject
     OutboxConfig config;
 
+    @Resource
+    ManagedScheduledExecutorService scheduler;
+
     /**
      * The confirm channel, kept across batches while every message on it was settled. Only the drain
      * uses it, one tick at a time (ticks never overlap), so it needs no lock.
      */
     private Channel channel;
 
-    /** Why the broker currently refuses publishes (a memory or disk alarm), if it does. */
-    public Optional<String> blocked() {
-        return broker.blockedReason().map(reason -> "broker blocked publishing: " + reason);
-    }
-
     /**
-     * Makes sure a confirm channel is open, connecting if needed.
-     *
-     * @return why the broker cannot be reached, or empty when it can
+     * Makes sure a confirm channel is open and the broker takes publishes, connecting if needed. A new
+     * channel, or one after a block the broker announced, is first probed with one empty message to a
+     * queue that does not exist: a blocking broker blocks the connection on it (and says so) instead of
+     * on a claimed batch.
      */
-    public Optional<String> prepare() {
-        if (channel != null && channel.isOpen()) {
-            return Optional.empty();
+    public BrokerReadiness prepare() {
+        Optional<String> blocked = broker.blockedReason();
+        if (blocked.isPresent()) {
+            return BrokerReadiness.blocked(blocked.get());
         }
+        boolean fresh = channel == null || !channel.isOpen();
         try {
-            Channel opened = broker.openChannel();
-            try {
-                opened.confirmSelect();
-                // Declared again on every new channel: an exchange deleted under a live connection comes back.
-                broker.declareTopology(opened);
-            } catch (IOException | RuntimeException e) {
-                closeQuietly(opened);
-                throw e;
+            if (fresh) {
+                channel = openConfirmChannel();
             }
-            channel = opened;
-            return Optional.empty();
+            if (fresh || broker.unresolvedBlock().isPresent()) {
+                return probe();
+            }
+            return BrokerReadiness.ready();
         } catch (IOException | TimeoutException | RuntimeException e) {
-            return Optional.of("broker unreachable: " + describe(e));
+            dropChannel();
+            return BrokerReadiness.unreachable(describe(e));
         }
     }
 
-    /** One outcome per event, in the batch's order. Never throws: a broker fault fails the affected messages. */
-    public List<PublishOutcome> publish(List<ClaimedEvent> batch) {
+    private Channel openConfirmChannel() throws IOException, TimeoutException {
+        Channel opened = broker.openChannel();
+        try {
+            opened.confirmSelect();
+            // Declared again on every new channel: an exchange deleted under a live connection comes back.
+            broker.declareTopology(opened);
+            return opened;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(opened);
+            throw e;
+        }
+    }
+
+    private BrokerReadiness probe() throws IOException {
+        channel.basicPublish("", PROBE_ROUTING_KEY, false, MessageProperties.MINIMAL_BASIC, new byte[0]);
+        try {
+            if (channel.waitForConfirms(brokerConfig.connectTimeoutMillis())) {
+                broker.publishConfirmed();
+                return BrokerReadiness.ready();
+            }
+            dropChannel();
+            return BrokerReadiness.unreachable("the broker nacked a probe message");
+        } catch (TimeoutException e) {
+            Optional<String> blocked = broker.blockedReason();
+            if (blocked.isEmpty()) {
+                // Not blocked, yet silent: wedged or half-open. Reconnect on the next tick.
+                channel = null;
+                broker.abort();
+                return BrokerReadiness.unreachable("no confirm of a probe message within "
+                        + brokerConfig.connectTimeoutMillis() + " ms");
+            }
+            // Blocked: keep the connection, which the broker tells when the alarm is over, but not the channel,
+            // whose late confirm would be misread.
+            abandonChannel();
+            return BrokerReadiness.blocked(blocked.get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            dropChannel();
+            return BrokerReadiness.unreachable("interrupted while probing the broker");
+        }
+    }
+
+    /** One outcome per row, in the batch's order. Never throws: a broker fault fails the affected messages. */
+    public List<PublishOutcome> publish(List<ClaimedRow> batch) {
         Map<UUID, PublishOutcome> outcomes = new LinkedHashMap<>();
-        Map<ClaimedEvent, EventEnvelope> sendable = new LinkedHashMap<>();
-        for (ClaimedEvent event : batch) {
+        Map<ClaimedRow, EnvelopeHeaders> sendable = new LinkedHashMap<>();
+        for (ClaimedRow row : batch) {
             try {
-                sendable.put(event, EnvelopeJson.read(event.envelopeJson()));
+                sendable.put(row, EnvelopeHeaders.read(row.envelope()));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
-                outcomes.put(event.id(), PublishOutcome.failed(event.id(), "invalid envelope: " + e.getMessage()));
+                outcomes.put(row.id(), PublishOutcome.rejected(row.id(), "invalid envelope: " + e.getMessage()));
             }
         }
         if (!sendable.isEmpty()) {
             outcomes.putAll(publishConfirmed(sendable));
         }
         List<PublishOutcome> ordered = new ArrayList<>(batch.size());
-        for (ClaimedEvent event : batch) {
-            ordered.add(outcomes.get(event.id()));
+        for (ClaimedRow row : batch) {
+            ordered.add(outcomes.get(row.id()));
         }
         return ordered;
     }
 
-    private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedEvent, EventEnvelope> batch) {
-        List<UUID> ids = batch.keySet().stream().map(ClaimedEvent::id).toList();
+    private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedRow, EnvelopeHeaders> batch) {
+        List<UUID> ids = batch.keySet().stream().map(ClaimedRow::id).toList();
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
         if (confirming == null || !confirming.isOpen()) {
             confirms.failUnsent(ids, "broker unreachable: the confirm channel closed before the batch was sent");
             return confirms.outcomes(ids);
         }
+        long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
+        // A write into a socket the peer stopped reading blocks without any timeout of its own.
+        ScheduledFuture<?> watchdog = scheduler.schedule(() -> {
+            LOG.warning("Publish round still writing after " + config.confirmTimeout().toMillis()
+                    + " ms: dropping the broker connection");
+            broker.abort();
+        }, config.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS);
         ReturnListener returns = confirming.addReturnListener(confirms::returned);
         confirming.addConfirmListener(confirms);
         ShutdownListener closed = confirms::closed;
@@ -123,19 +182,19 @@ public class ConfirmedPublisher {
         try {
             int sent = 0;
             try {
-                for (Map.Entry<ClaimedEvent, EventEnvelope> message : batch.entrySet()) {
+                for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : batch.entrySet()) {
                     Optional<String> blocked = broker.blockedReason();
                     if (blocked.isPresent()) {
                         // The broker stopped reading: writing more would only block this thread.
                         throw new IOException("broker blocked publishing: " + blocked.get());
                     }
-                    AMQP.BasicProperties properties = properties(message.getValue());
-                    byte[] body = message.getKey().envelopeJson().getBytes(StandardCharsets.UTF_8);
+                    EnvelopeHeaders headers = message.getValue();
+                    byte[] body = message.getKey().envelope().getBytes(StandardCharsets.UTF_8);
                     long sequence = confirming.getNextPublishSeqNo();
                     confirms.sending(sequence, message.getKey().id());
                     try {
-                        confirming.basicPublish(brokerConfig.eventsExchange(), message.getValue().eventType(), true,
-                                properties, body);
+                        confirming.basicPublish(brokerConfig.eventsExchange(), headers.eventType(), true,
+                                properties(headers), body);
                     } catch (IOException | RuntimeException e) {
                         if (confirming.getNextPublishSeqNo() == sequence) {
                             confirms.notSent(sequence); // refused before it took a sequence number
@@ -149,39 +208,56 @@ public class ConfirmedPublisher {
                 // publish it twice on the retry.
                 confirms.failUnsent(ids.subList(sent, ids.size()), "not sent: " + describe(e));
             }
-            confirms.await(config.confirmTimeout());
+            confirms.await(deadline);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             confirms.failOutstanding("interrupted while awaiting publisher confirms");
         } finally {
+            watchdog.cancel(false);
             confirming.removeReturnListener(returns);
             confirming.removeConfirmListener(confirms);
             confirming.removeShutdownListener(closed);
         }
         Map<UUID, PublishOutcome> outcomes = confirms.outcomes(ids);
+        if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.CONFIRMED
+                || o.result() == PublishOutcome.Result.UNROUTABLE)) {
+            broker.publishConfirmed();
+        }
         if (confirms.timedOut()) {
-            // A broker that owes confirms this long is wedged or the link is half-open: reconnect on the next tick.
+            // A broker that owes confirms this long is wedged, blocked or the link is half-open: reconnect.
             LOG.warning("No publisher confirms within " + config.confirmTimeout().toMillis()
                     + " ms: dropping the broker connection");
             channel = null;
             broker.abort();
         } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
             // Late confirms of this batch must never be read as another batch's: start the next on a new channel.
-            closeQuietly(confirming);
-            channel = null;
+            dropChannel();
         }
         return outcomes;
     }
 
     @PreDestroy
     public void close() {
+        dropChannel();
+    }
+
+    private void abandonChannel() {
+        try {
+            channel.abort();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.FINE, "abandoning a channel failed", e);
+        }
+        channel = null;
+    }
+
+    private void dropChannel() {
         if (channel != null) {
             closeQuietly(channel);
             channel = null;
         }
     }
 
-    static AMQP.BasicProperties properties(EventEnvelope envelope) {
+    static AMQP.BasicProperties properties(EnvelopeHeaders envelope) {
         return MessageProperties.PERSISTENT_BASIC.builder()
                 .messageId(envelope.id().toString())
                 .type(envelope.eventType())

@@ -1,13 +1,14 @@
 package dev.durability.outbox.control;
 
 import dev.durability.config.control.ServiceConfig;
+import dev.durability.outbox.entity.ClaimedRow;
 import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.outbox.entity.PublishedRow;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -16,8 +17,9 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
- * Claims, stamps and releases outbox rows. Every method joins the caller's transaction; every stamp is
- * fenced on the claim token, so a worker whose lease expired changes nothing another worker now holds.
+ * Claims, stamps and releases outbox rows. Every method joins the caller's transaction and bounds its
+ * statements by {@code durability.outbox.statement-timeout-ms}; every stamp is fenced on the claim
+ * token, so a worker whose lease expired changes nothing another worker now holds.
  */
 @ApplicationScoped
 public class OutboxClaims {
@@ -31,22 +33,19 @@ public class OutboxClaims {
     @Inject
     ServiceConfig service;
 
-    /** Claims up to a batch of due rows under a new token. */
+    /** Claims up to a batch of due rows, bounded in rows and in envelope bytes, under a new token. */
     public Claim claim() {
         UUID token = UUID.randomUUID();
+        boundStatements();
         em.createNamedQuery(OutboxEvent.PREFER_ORDERED_PENDING_SCAN).getSingleResult();
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNamedQuery(OutboxEvent.CLAIM)
-                .setParameter(1, config.leaseSeconds())
-                .setParameter(2, config.batchSize())
-                .setParameter(3, token.toString())
-                .setParameter(4, service.instanceName())
+        List<ClaimedRow> rows = em.createNamedQuery(OutboxEvent.CLAIM, ClaimedRow.class)
+                .setParameter(1, token.toString())
+                .setParameter(2, service.instanceName())
+                .setParameter(3, config.leaseSeconds())
+                .setParameter(4, config.batchSize())
+                .setParameter(5, config.claimMaxBytes())
                 .getResultList();
-        List<ClaimedEvent> events = new ArrayList<>(rows.size());
-        for (Object[] row : rows) {
-            events.add(new ClaimedEvent((UUID) row[0], (String) row[1], (String) row[2], (Boolean) row[3]));
-        }
-        return new Claim(token, events);
+        return new Claim(token, rows);
     }
 
     /**
@@ -56,41 +55,42 @@ public class OutboxClaims {
      *         lost to another worker meanwhile is not stamped, and not counted)
      */
     public List<Double> stamp(UUID token, Collection<PublishOutcome> outcomes) {
+        boundStatements();
         Map<PublishOutcome.Result, List<PublishOutcome>> byResult = outcomes.stream()
                 .collect(Collectors.groupingBy(PublishOutcome::result));
-        List<Double> lags = new ArrayList<>(markPublished(token, byResult.getOrDefault(PublishOutcome.Result.CONFIRMED, List.of()), null));
-        // Unroutable rows share one reason per routing key; group so each distinct text is one statement.
+        List<Double> lags = new ArrayList<>();
+        List<PublishOutcome> confirmed = byResult.getOrDefault(PublishOutcome.Result.CONFIRMED, List.of());
+        if (!confirmed.isEmpty()) {
+            em.createNamedQuery(OutboxEvent.MARK_PUBLISHED, PublishedRow.class)
+                    .setParameter(1, token.toString())
+                    .setParameter(2, uuidArray(confirmed))
+                    .getResultList()
+                    .forEach(row -> lags.add(row.lagSeconds()));
+        }
+        // Rows sharing a reason (a routing key, a broker error) are one statement per distinct text.
         byResult.getOrDefault(PublishOutcome.Result.UNROUTABLE, List.of()).stream()
                 .collect(Collectors.groupingBy(PublishOutcome::detail))
-                .forEach((detail, rows) -> markPublished(token, rows, detail));
-        byResult.getOrDefault(PublishOutcome.Result.FAILED, List.of()).stream()
+                .forEach((detail, rows) -> em.createNamedQuery(OutboxEvent.MARK_UNROUTABLE)
+                        .setParameter(1, token.toString())
+                        .setParameter(2, uuidArray(rows))
+                        .setParameter(3, truncate(detail))
+                        .executeUpdate());
+        outcomes.stream().filter(o -> o.result().failure())
                 .collect(Collectors.groupingBy(PublishOutcome::detail))
-                .forEach((detail, rows) -> releaseFailed(token, rows, detail));
+                .forEach((detail, rows) -> em.createNamedQuery(OutboxEvent.RELEASE_FAILED)
+                        .setParameter(1, token.toString())
+                        .setParameter(2, uuidArray(rows))
+                        .setParameter(3, truncate(detail))
+                        .setParameter(4, config.backoffInitialSeconds())
+                        .setParameter(5, config.backoffMaxSeconds())
+                        .executeUpdate());
         return lags;
     }
 
-    private List<Double> markPublished(UUID token, List<PublishOutcome> rows, String note) {
-        if (rows.isEmpty()) {
-            return List.of();
-        }
-        @SuppressWarnings("unchecked")
-        List<Object> lags = em.createNamedQuery(OutboxEvent.MARK_PUBLISHED)
-                .setParameter(1, uuidArray(rows))
-                .setParameter(2, token.toString())
-                .setParameter(3, note == null ? null : truncate(note))
-                .getResultList();
-        return lags.stream().map(lag -> lag instanceof BigDecimal d ? d.doubleValue() : ((Number) lag).doubleValue())
-                .toList();
-    }
-
-    private void releaseFailed(UUID token, List<PublishOutcome> rows, String error) {
-        em.createNamedQuery(OutboxEvent.RELEASE_FAILED)
-                .setParameter(1, uuidArray(rows))
-                .setParameter(2, truncate(error))
-                .setParameter(3, config.backoffInitialSeconds())
-                .setParameter(4, config.backoffMaxSeconds())
-                .setParameter(5, token.toString())
-                .executeUpdate();
+    private void boundStatements() {
+        em.createNamedQuery(OutboxEvent.BOUND_STATEMENTS)
+                .setParameter(1, Long.toString(config.statementTimeoutMillis()))
+                .getSingleResult();
     }
 
     private static String uuidArray(List<PublishOutcome> rows) {

@@ -6,7 +6,6 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Duration;
-import java.util.Arrays;
 
 /** The drain's knobs, {@code durability.outbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
@@ -20,9 +19,16 @@ public class OutboxConfig {
     static final String BACKOFF_MAX = "durability.outbox.backoff-max-ms";
     static final String PENDING_GRACE = "durability.outbox.pending-grace-seconds";
     static final String MAX_ENVELOPE_BYTES = "durability.outbox.max-envelope-bytes";
+    static final String CLAIM_MAX_BYTES = "durability.outbox.claim-max-bytes";
+    static final String STATEMENT_TIMEOUT = "durability.outbox.statement-timeout-ms";
+    static final String STAMP_TIMEOUT = "durability.outbox.stamp-timeout-ms";
 
-    /** Pauses between retries of a failed stamp; part of how long a claim can live. */
-    public static final long[] STAMP_RETRY_PAUSES_MILLIS = {200, 1000, 3000};
+    /**
+     * RabbitMQ 4 refuses messages over 16 MiB by default ({@code max_message_size}); the published text
+     * (PostgreSQL's jsonb output, which adds a space after every ':' and ',') is at most 1.5 times the
+     * staged one, so a staged envelope of up to 8 MiB is always accepted.
+     */
+    static final int LARGEST_ENVELOPE_BYTES = 8 * 1024 * 1024;
 
     @Inject
     @ConfigProperty(name = POLL_INTERVAL)
@@ -60,6 +66,18 @@ public class OutboxConfig {
     @ConfigProperty(name = MAX_ENVELOPE_BYTES)
     int maxEnvelopeBytes;
 
+    @Inject
+    @ConfigProperty(name = CLAIM_MAX_BYTES)
+    long claimMaxBytes;
+
+    @Inject
+    @ConfigProperty(name = STATEMENT_TIMEOUT)
+    long statementTimeoutMillis;
+
+    @Inject
+    @ConfigProperty(name = STAMP_TIMEOUT)
+    long stampTimeoutMillis;
+
     public void validate() {
         InvalidConfigurationException.checkRange(POLL_INTERVAL, pollIntervalMillis, 100, 3_600_000);
         InvalidConfigurationException.checkRange(BATCH_SIZE, batchSize, 1, 10_000);
@@ -69,21 +87,28 @@ public class OutboxConfig {
         InvalidConfigurationException.checkRange(BACKOFF_INITIAL, backoffInitialMillis, 1, 3_600_000);
         InvalidConfigurationException.checkRange(BACKOFF_MAX, backoffMaxMillis, backoffInitialMillis, 86_400_000);
         InvalidConfigurationException.checkRange(PENDING_GRACE, pendingGraceSeconds, 1, 31_536_000);
-        // RabbitMQ refuses messages over its max_message_size (128 MiB by default) by closing the channel;
-        // the published text (jsonb's) is somewhat longer than the staged one, hence half of that.
-        InvalidConfigurationException.checkRange(MAX_ENVELOPE_BYTES, maxEnvelopeBytes, 1024, 64 * 1024 * 1024);
+        InvalidConfigurationException.checkRange(MAX_ENVELOPE_BYTES, maxEnvelopeBytes, 1024, LARGEST_ENVELOPE_BYTES);
+        // A claim holds its envelopes as text until their confirms arrive: this bounds the heap a batch takes.
+        InvalidConfigurationException.checkRange(CLAIM_MAX_BYTES, claimMaxBytes, 64 * 1024, 1024L * 1024 * 1024);
+        InvalidConfigurationException.checkRange(STATEMENT_TIMEOUT, statementTimeoutMillis, 100, 600_000);
+        InvalidConfigurationException.checkRange(STAMP_TIMEOUT, stampTimeoutMillis, 100, 600_000);
     }
 
     /**
-     * A lease shorter than the longest publish round would let a second worker reclaim rows that are
-     * still being published, and publish them twice.
+     * The longest a claim can live before its stamp commits or is given up on: the claim statement, the
+     * publish round (writes and confirms share the confirm deadline), dropping a failed connection, and
+     * the stamp's bounded retries. A lease no longer than that would let a second worker reclaim rows
+     * that are still being published, and publish them twice (docs/decisions/0013-publish-round-budget.md).
      */
-    public void checkLeaseOutlasts(long worstPublishRoundMillis) {
-        long worstClaimMillis = worstPublishRoundMillis + Arrays.stream(STAMP_RETRY_PAUSES_MILLIS).sum();
-        InvalidConfigurationException.check(leaseSeconds * 1000L > worstClaimMillis, LEASE, leaseSeconds,
-                "must be longer than the longest a claim can live, " + worstClaimMillis + " ms ("
-                        + CONFIRM_TIMEOUT + " plus twice durability.broker.connect-timeout-ms plus the stamp's "
-                        + "retries)");
+    public long worstClaimMillis(long connectionDropMillis) {
+        return statementTimeoutMillis + confirmTimeoutMillis + connectionDropMillis + stampTimeoutMillis;
+    }
+
+    public void checkLeaseOutlasts(long connectionDropMillis) {
+        long worst = worstClaimMillis(connectionDropMillis);
+        InvalidConfigurationException.check(leaseSeconds * 1000L > worst, LEASE, leaseSeconds,
+                "must be longer than the longest a claim can live, " + worst + " ms (" + STATEMENT_TIMEOUT + " + "
+                        + CONFIRM_TIMEOUT + " + durability.broker.connect-timeout-ms + " + STAMP_TIMEOUT + ")");
     }
 
     public long confirmTimeoutMillis() {
@@ -122,6 +147,18 @@ public class OutboxConfig {
         return maxEnvelopeBytes;
     }
 
+    public long claimMaxBytes() {
+        return claimMaxBytes;
+    }
+
+    public long statementTimeoutMillis() {
+        return statementTimeoutMillis;
+    }
+
+    public Duration stampTimeout() {
+        return Duration.ofMillis(stampTimeoutMillis);
+    }
+
     public int pendingGraceSeconds() {
         return pendingGraceSeconds;
     }
@@ -130,6 +167,8 @@ public class OutboxConfig {
     public String toString() {
         return "outbox poll " + pollIntervalMillis + " ms, batch " + batchSize + ", lease " + leaseSeconds
                 + " s, tick budget " + tickBudgetMillis + " ms, confirm timeout " + confirmTimeoutMillis
-                + " ms, backoff " + backoffInitialMillis + ".." + backoffMaxMillis + " ms";
+                + " ms, backoff " + backoffInitialMillis + ".." + backoffMaxMillis + " ms, claim bound " + claimMaxBytes
+                + " bytes, statement timeout " + statementTimeoutMillis + " ms, stamp timeout " + stampTimeoutMillis
+                + " ms";
     }
 }

@@ -1,6 +1,7 @@
 package dev.durability.outbox.control;
 
 import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.outbox.entity.OutboxStatus;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -28,8 +29,10 @@ import java.util.logging.Logger;
 @ApplicationScoped
 public class OutboxMetrics {
     private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
-    /** Scrapes within this many milliseconds share one status query. */
-    private static final long STATUS_CACHE_MILLIS = 1_000;
+    /** Scrapes within this long share one status query (measured on the monotonic clock). */
+    private static final long STATUS_CACHE_NANOS = 2_000_000_000L;
+    /** No status count reads more rows than this; a gauge at this value means "at least". */
+    public static final int STATUS_COUNT_CAP = 100_000;
 
     @Inject
     MetricRegistry registry;
@@ -44,8 +47,9 @@ public class OutboxMetrics {
     private Counter failed;
     private Counter unroutable;
     private Counter leaseRecoveries;
+    private Counter tickFailures;
     private Timer publishLag;
-    private volatile Status status = new Status(0, 0, 0, 0, 0);
+    private volatile Status status;
     private volatile long lastTickNanos = System.nanoTime();
 
     /** Registers at start-up, so an idle server reports its gauges (and the alert rules see them) from the first scrape. */
@@ -66,10 +70,15 @@ public class OutboxMetrics {
         leaseRecoveries = registry.counter(metadata("durability_outbox_lease_recoveries",
                 "Rows claimed again after an earlier claim's lease expired (a worker died or stalled)",
                 MetricUnits.NONE));
+        tickFailures = registry.counter(metadata("durability_outbox_drain_tick_failures",
+                "Drain ticks that ended with an error (the database unreachable, a stamp given up on); a failing "
+                        + "drain shows here, a hung one in durability_outbox_drain_last_tick_age_seconds",
+                MetricUnits.NONE));
         publishLag = registry.timer(metadata("durability_outbox_publish_lag",
                 "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock", MetricUnits.SECONDS));
         registry.gauge(metadata("durability_outbox_drain_last_tick_age",
-                "Time since this server's drain last completed a tick: grows without bound when its drain is stuck",
+                "Time since this server's drain last ended a tick, successful or not: grows without bound only when "
+                        + "its drain hangs",
                 MetricUnits.SECONDS), this, metrics -> (System.nanoTime() - metrics.lastTickNanos) / 1e9);
         gauge("durability_outbox_depth", "Outbox rows not yet published", MetricUnits.NONE, Status::depth);
         gauge("durability_outbox_oldest_pending_age", "Age of the oldest unpublished outbox row (0 when none)",
@@ -79,6 +88,9 @@ public class OutboxMetrics {
                 MetricUnits.NONE, Status::beyondGrace);
         gauge("durability_outbox_rows_with_errors", "Unpublished outbox rows whose last publish attempt failed",
                 MetricUnits.NONE, Status::withErrors);
+        gauge("durability_outbox_unroutable_rows",
+                "Outbox rows the broker returned as unroutable (no queue bound), kept apart until re-staged",
+                MetricUnits.NONE, Status::unroutable);
     }
 
     public void published(List<Double> lagSeconds) {
@@ -86,8 +98,13 @@ public class OutboxMetrics {
         lagSeconds.forEach(lag -> publishLag.update(Duration.ofMillis(Math.max(0, Math.round(lag * 1000)))));
     }
 
-    public void tickCompleted() {
+    /** A tick ended, whether it succeeded or not: only a hung drain stops calling this. */
+    public void tickEnded() {
         lastTickNanos = System.nanoTime();
+    }
+
+    public void tickFailed() {
+        tickFailures.inc();
     }
 
     public void failed(long count) {
@@ -108,19 +125,21 @@ public class OutboxMetrics {
 
     private Status status() {
         Status current = status;
-        if (System.currentTimeMillis() - current.readAt() < STATUS_CACHE_MILLIS) {
+        long now = System.nanoTime();
+        if (current != null && now - current.readAtNanos() < STATUS_CACHE_NANOS) {
             return current;
         }
         try {
-            Object[] row = (Object[]) em.createNamedQuery(OutboxEvent.PENDING_STATUS)
+            OutboxStatus read = em.createNamedQuery(OutboxEvent.PENDING_STATUS, OutboxStatus.class)
                     .setParameter(1, config.pendingGraceSeconds())
+                    .setParameter(2, STATUS_COUNT_CAP)
                     .getSingleResult();
-            current = new Status(((Number) row[0]).doubleValue(), ((Number) row[1]).doubleValue(),
-                    ((Number) row[2]).doubleValue(), ((Number) row[3]).doubleValue(), System.currentTimeMillis());
+            current = new Status(read.depth(), read.oldestPendingSeconds(), read.beyondGrace(), read.withErrors(),
+                    read.unroutable(), now);
         } catch (RuntimeException e) {
             // The database is unreachable: the gauges say "unknown" (NaN) and the rest of /metrics still renders.
             LOG.log(Level.FINE, "Outbox status unavailable", e);
-            current = new Status(Double.NaN, Double.NaN, Double.NaN, Double.NaN, System.currentTimeMillis());
+            current = new Status(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, now);
         }
         status = current;
         return current;
@@ -131,6 +150,6 @@ public class OutboxMetrics {
     }
 
     private record Status(double depth, double oldestPendingSeconds, double beyondGrace, double withErrors,
-                          long readAt) {
+                          double unroutable, long readAtNanos) {
     }
 }

@@ -11,8 +11,22 @@ public record PublishOutcome(UUID id, Result result, String detail) {
         CONFIRMED,
         /** Acked, but returned as unroutable: no queue is bound for its event type. */
         UNROUTABLE,
-        /** Nacked, not confirmed in time, or never sent because the channel failed. */
-        FAILED
+        /**
+         * This message alone failed while the broker kept answering: nacked (a full queue with
+         * {@code x-overflow=reject-publish}), or its stored envelope cannot be read. Retried with backoff;
+         * the drain goes on with the next claim.
+         */
+        REJECTED,
+        /**
+         * The link failed: never sent, no confirm in time, or the channel closed. Retried with backoff;
+         * when a whole batch fails this way the drain waits for the next tick.
+         */
+        FAILED;
+
+        /** Whether the row is retried with backoff. */
+        public boolean failure() {
+            return this == REJECTED || this == FAILED;
+        }
     }
 
     public static PublishOutcome confirmed(UUID id) {
@@ -21,6 +35,10 @@ public record PublishOutcome(UUID id, Result result, String detail) {
 
     public static PublishOutcome unroutable(UUID id, String detail) {
         return new PublishOutcome(id, Result.UNROUTABLE, Objects.requireNonNullElse(detail, "unroutable"));
+    }
+
+    public static PublishOutcome rejected(UUID id, String detail) {
+        return new PublishOutcome(id, Result.REJECTED, Objects.requireNonNullElse(detail, "rejected"));
     }
 
     public static PublishOutcome failed(UUID id, String detail) {

@@ -4,7 +4,6 @@ import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Return;
 import com.rabbitmq.client.ShutdownSignalException;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -61,7 +60,7 @@ class PublisherConfirms implements ConfirmListener {
                 : outstanding.subMap(deliveryTag, true, deliveryTag, true);
         for (UUID id : settled.values()) {
             String unroutable = returned.get(id);
-            outcomes.put(id, !ack ? PublishOutcome.failed(id, "nacked by the broker")
+            outcomes.put(id, !ack ? PublishOutcome.rejected(id, "nacked by the broker")
                     : unroutable != null ? PublishOutcome.unroutable(id, unroutable)
                     : PublishOutcome.confirmed(id));
         }
@@ -77,14 +76,13 @@ class PublisherConfirms implements ConfirmListener {
         notifyAll();
     }
 
-    /** Waits until every sent event is settled, the channel closed, or the timeout passed; then fails the rest. */
-    synchronized void await(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    /** Waits until every sent event is settled, the channel closed, or the deadline passed; then fails the rest. */
+    synchronized void await(long deadlineNanos) throws InterruptedException {
         while (!outstanding.isEmpty() && closedBecause == null) {
-            long remaining = deadline - System.nanoTime();
+            long remaining = deadlineNanos - System.nanoTime();
             if (remaining <= 0) {
                 timedOut = true;
-                failOutstanding("no publisher confirm within " + timeout.toMillis() + " ms");
+                failOutstanding("no publisher confirm before the publish round's deadline");
                 return;
             }
             wait(Math.max(1, remaining / 1_000_000));

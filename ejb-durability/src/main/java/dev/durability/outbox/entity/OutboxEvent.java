@@ -3,9 +3,12 @@ package dev.durability.outbox.entity;
 import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.persistence.Column;
+import jakarta.persistence.ColumnResult;
+import jakarta.persistence.ConstructorResult;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.NamedNativeQuery;
+import jakarta.persistence.SqlResultSetMapping;
 import jakarta.persistence.Table;
 
 import java.nio.charset.StandardCharsets;
@@ -20,6 +23,28 @@ import java.util.UUID;
  */
 @Entity
 @Table(name = "event_outbox")
+@SqlResultSetMapping(name = OutboxEvent.CLAIMED_ROW, classes = @ConstructorResult(targetClass = ClaimedRow.class,
+        columns = {@ColumnResult(name = "id", type = UUID.class), @ColumnResult(name = "event_type", type = String.class),
+                @ColumnResult(name = "envelope", type = String.class),
+                @ColumnResult(name = "recovered", type = Boolean.class),
+                @ColumnResult(name = "candidates", type = Long.class)}))
+@SqlResultSetMapping(name = OutboxEvent.PUBLISHED_ROW, classes = @ConstructorResult(targetClass = PublishedRow.class,
+        columns = {@ColumnResult(name = "id", type = UUID.class), @ColumnResult(name = "lag", type = Double.class)}))
+@SqlResultSetMapping(name = OutboxEvent.STATUS, classes = @ConstructorResult(targetClass = OutboxStatus.class,
+        columns = {@ColumnResult(name = "depth", type = Long.class),
+                @ColumnResult(name = "oldest", type = Double.class),
+                @ColumnResult(name = "beyond_grace", type = Long.class),
+                @ColumnResult(name = "with_errors", type = Long.class),
+                @ColumnResult(name = "unroutable", type = Long.class)}))
+// Every statement below takes its parameters in one order: the claim token first (?1) where there is
+// one, then the row ids (?2), then what the statement alone needs. Parameters are cast in SQL, so the
+// statements do not depend on how the driver types them. Every statement runs on the database clock.
+//
+// Bounds every statement of the drain's short transactions, so a claim or a stamp can never outlive
+// the publish round's budget waiting on a lock or a slow plan (docs/decisions/0013-publish-round-budget.md).
+@NamedNativeQuery(name = OutboxEvent.BOUND_STATEMENTS, query = """
+        SELECT set_config('statement_timeout', CAST(?1 AS text), true)
+        """)
 // A queue table's right plan is always the ordered scan of the pending index, stopping at the batch
 // size. Right after a burst of inserts the statistics still describe a small table and the planner
 // would bitmap-scan and sort every pending row instead (measured: 20 ms per claim at 10,000 pending
@@ -29,62 +54,91 @@ import java.util.UUID;
 @NamedNativeQuery(name = OutboxEvent.PREFER_ORDERED_PENDING_SCAN, query = """
         SELECT set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
         """)
-// Pending rows whose backoff elapsed and whose claim is absent or older than the lease, oldest first,
-// skipping rows another worker has locked; returned oldest first, with whether an earlier claim had
-// expired. Parameters are cast in SQL, so the statements do not depend on how the driver types them.
-@NamedNativeQuery(name = OutboxEvent.CLAIM, query = """
+// Due pending rows (backoff elapsed, claim absent or older than the lease ?3 s), oldest first, skipping
+// rows another worker has locked, up to ?4 rows and ?5 bytes of envelope (the first row always, so an
+// envelope larger than the byte bound still drains, alone). Returned oldest first, with whether an
+// earlier claim had expired and how many due rows were looked at. Candidates beyond the byte bound
+// stay locked only until this short transaction commits.
+@NamedNativeQuery(name = OutboxEvent.CLAIM, resultSetMapping = OutboxEvent.CLAIMED_ROW, query = """
         WITH candidates AS (
-            SELECT id, claimed_at AS previous_claim
+            SELECT id, created_at, claimed_at AS previous_claim, envelope_bytes
               FROM event_outbox
              WHERE published_at IS NULL
+               AND unroutable_at IS NULL
                AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-               AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?1))
+               AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?3))
              ORDER BY created_at, id
-             LIMIT ?2
+             LIMIT ?4
                FOR UPDATE SKIP LOCKED),
+        sized AS (
+            SELECT id, previous_claim,
+                   sum(envelope_bytes) OVER (ORDER BY created_at, id) - envelope_bytes AS bytes_before,
+                   count(*) OVER () AS candidates
+              FROM candidates),
         claimed AS (
             UPDATE event_outbox o
-               SET claimed_at = now(), claim_token = CAST(?3 AS uuid), claimed_by = CAST(?4 AS text)
-              FROM candidates c
-             WHERE o.id = c.id
+               SET claimed_at = now(), claim_token = CAST(?1 AS uuid), claimed_by = CAST(?2 AS text)
+              FROM sized s
+             WHERE o.id = s.id
+               AND (s.bytes_before = 0 OR s.bytes_before + o.envelope_bytes <= ?5)
             RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.created_at,
-                      c.previous_claim IS NOT NULL AS recovered)
-        SELECT id, event_type, envelope, recovered FROM claimed ORDER BY created_at, id
+                      s.previous_claim IS NOT NULL AS recovered, s.candidates)
+        SELECT id, event_type, envelope, recovered, candidates FROM claimed ORDER BY created_at, id
         """)
-// Acked rows become published, only while this worker's claim still holds them; returns each row's lag.
-// last_error keeps the reason of an earlier failed attempt unless a note (unroutable) replaces it.
-@NamedNativeQuery(name = OutboxEvent.MARK_PUBLISHED, query = """
+// Acked and routed: published, only while this worker's claim still holds the row. A clean publish
+// clears the error of an earlier attempt. GREATEST: a database clock stepped back since staging must
+// not fail the whole stamp on the published-after-created check.
+@NamedNativeQuery(name = OutboxEvent.MARK_PUBLISHED, resultSetMapping = OutboxEvent.PUBLISHED_ROW, query = """
         UPDATE event_outbox
-           SET published_at = now(), last_error = COALESCE(CAST(?3 AS text), last_error), next_attempt_at = NULL
-         WHERE id = ANY (CAST(?1 AS uuid[])) AND claim_token = CAST(?2 AS uuid) AND published_at IS NULL
-        RETURNING EXTRACT(EPOCH FROM now() - created_at)
+           SET published_at = GREATEST(now(), created_at), last_error = NULL, next_attempt_at = NULL
+         WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
+        RETURNING id, EXTRACT(EPOCH FROM now() - created_at) AS lag
         """)
-// Failed rows: one more attempt, the error, the claim released at once, and the next attempt after an
-// exponential backoff (initial ?3 s doubling per attempt, capped at ?4 s, jittered to 50-100 %).
+// Acked but returned: routed to no queue. Kept apart from published and pending rows, with the reason ?3.
+@NamedNativeQuery(name = OutboxEvent.MARK_UNROUTABLE, query = """
+        UPDATE event_outbox
+           SET unroutable_at = GREATEST(now(), created_at), last_error = CAST(?3 AS text), next_attempt_at = NULL
+         WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
+        """)
+// Failed rows: one more attempt, the error ?3, the claim released at once, and the next attempt after an
+// exponential backoff (initial ?4 s doubling per attempt, capped at ?5 s, jittered to 50-100 %).
 @NamedNativeQuery(name = OutboxEvent.RELEASE_FAILED, query = """
         UPDATE event_outbox
            SET attempts = attempts + 1,
-               last_error = CAST(?2 AS text),
+               last_error = CAST(?3 AS text),
+               last_attempt_at = now(),
                claimed_at = NULL,
                claim_token = NULL,
                next_attempt_at = now() + make_interval(
-                   secs => LEAST(?4, ?3 * power(2, LEAST(attempts, 30))) * (0.5 + random() * 0.5))
-         WHERE id = ANY (CAST(?1 AS uuid[])) AND claim_token = CAST(?5 AS uuid) AND published_at IS NULL
+                   secs => LEAST(?5, ?4 * power(2, LEAST(attempts, 30))) * (0.5 + random() * 0.5))
+         WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         """)
-@NamedNativeQuery(name = OutboxEvent.PENDING_STATUS, query = """
-        SELECT count(*),
-               COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0),
-               count(*) FILTER (WHERE created_at < now() - make_interval(secs => ?1)),
-               count(*) FILTER (WHERE attempts > 0)
-          FROM event_outbox
-         WHERE published_at IS NULL
+// What the status gauges show, each count stopping at ?2 rows: every part is an index range scan of
+// the pending, failing or unroutable partial index, never a scan of the whole backlog per scrape.
+@NamedNativeQuery(name = OutboxEvent.PENDING_STATUS, resultSetMapping = OutboxEvent.STATUS, query = """
+        SELECT (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+                 WHERE published_at IS NULL AND unroutable_at IS NULL LIMIT ?2) p) AS depth,
+               COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at) FROM event_outbox
+                 WHERE published_at IS NULL AND unroutable_at IS NULL ORDER BY created_at LIMIT 1), 0) AS oldest,
+               (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+                 WHERE published_at IS NULL AND unroutable_at IS NULL
+                   AND created_at < now() - make_interval(secs => ?1) LIMIT ?2) g) AS beyond_grace,
+               (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+                 WHERE published_at IS NULL AND unroutable_at IS NULL AND attempts > 0 LIMIT ?2) f) AS with_errors,
+               (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+                 WHERE unroutable_at IS NOT NULL LIMIT ?2) u) AS unroutable
         """)
 public class OutboxEvent {
+    public static final String BOUND_STATEMENTS = "OutboxEvent.boundStatements";
     public static final String PREFER_ORDERED_PENDING_SCAN = "OutboxEvent.preferOrderedPendingScan";
     public static final String CLAIM = "OutboxEvent.claim";
     public static final String MARK_PUBLISHED = "OutboxEvent.markPublished";
+    public static final String MARK_UNROUTABLE = "OutboxEvent.markUnroutable";
     public static final String RELEASE_FAILED = "OutboxEvent.releaseFailed";
     public static final String PENDING_STATUS = "OutboxEvent.pendingStatus";
+    static final String CLAIMED_ROW = "OutboxEvent.claimedRow";
+    static final String PUBLISHED_ROW = "OutboxEvent.publishedRow";
+    static final String STATUS = "OutboxEvent.status";
 
     /** The longest {@code last_error} kept: enough for a broker's reply text, bounded against runaway messages. */
     public static final int MAX_ERROR_LENGTH = 2000;
@@ -112,6 +166,9 @@ public class OutboxEvent {
 
     @Column(name = "last_error", insertable = false, updatable = false)
     private String lastError;
+
+    @Column(name = "unroutable_at", insertable = false, updatable = false)
+    private OffsetDateTime unroutableAt;
 
     @Column(name = "claimed_at", insertable = false, updatable = false)
     private OffsetDateTime claimedAt;
@@ -165,8 +222,13 @@ public class OutboxEvent {
         return publishedAt;
     }
 
+    /** Neither published nor returned unroutable: the drain will claim it once its backoff elapsed. */
     public boolean pending() {
-        return publishedAt == null;
+        return publishedAt == null && unroutableAt == null;
+    }
+
+    public OffsetDateTime unroutableAt() {
+        return unroutableAt;
     }
 
     public int attempts() {

@@ -1,6 +1,8 @@
 package dev.durability.schema.boundary;
 
+import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
+import dev.durability.schema.control.MigrationPlan;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
@@ -9,12 +11,12 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.inject.Inject;
-import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.logging.Logger;
 
@@ -31,9 +33,6 @@ import java.util.logging.Logger;
 public class SchemaMigration {
     private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
 
-    /** The library's own history table, so an application's Flyway history in the same schema stays its own. */
-    static final String HISTORY_TABLE = "durability_schema_history";
-
     @Resource(lookup = "jdbc/durability")
     DataSource dataSource;
 
@@ -43,20 +42,33 @@ public class SchemaMigration {
     @PostConstruct
     void migrate() {
         requireUntypedStrings();
-        MigrateResult result = Flyway.configure(SchemaMigration.class.getClassLoader())
-                .dataSource(dataSource)
-                .schemas(service.schema())
-                .createSchemas(true)
-                .table(HISTORY_TABLE)
-                // The schema may already hold the application's own tables: start our history at 0, then apply V1.
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .locations("classpath:db/migration")
-                .validateMigrationNaming(true)
-                .load()
-                .migrate();
+        requireSchemaOfTheDataSource();
+        MigrateResult result = MigrationPlan.forSchema(dataSource, service.schema()).migrate();
         LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion
                 + " (" + result.migrationsExecuted + " migrations applied now)");
+    }
+
+    /**
+     * Flyway migrates the configured schema, while JPA's statements name no schema and so reach the
+     * data source's {@code currentSchema}: when the two differ, migrations and traffic would go to
+     * different tables. Refuse to start instead, naming both.
+     */
+    private void requireSchemaOfTheDataSource() {
+        String searchPath;
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement show = connection.prepareStatement("SELECT current_setting('search_path')");
+             ResultSet rs = show.executeQuery()) {
+            rs.next();
+            searchPath = rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
+        }
+        String first = searchPath.split(",")[0].trim().replace("\"", "");
+        if (!first.equals(service.schema())) {
+            throw new InvalidConfigurationException(ServiceConfig.SCHEMA, service.schema(), "differs from the "
+                    + "schema of data source jdbc/durability (its currentSchema; search_path '" + searchPath + "'): "
+                    + "set both to the same schema, e.g. with the server variable db.schema (DB_SCHEMA)");
+        }
     }
 
     /**

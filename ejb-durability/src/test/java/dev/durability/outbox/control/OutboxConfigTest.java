@@ -19,6 +19,9 @@ class OutboxConfigTest {
         config.backoffMaxMillis = 60_000;
         config.pendingGraceSeconds = 300;
         config.maxEnvelopeBytes = 1_048_576;
+        config.claimMaxBytes = 16 * 1024 * 1024;
+        config.statementTimeoutMillis = 5_000;
+        config.stampTimeoutMillis = 10_000;
         return config;
     }
 
@@ -36,14 +39,32 @@ class OutboxConfigTest {
     }
 
     @Test
-    void leaseMustOutlastAConfirmRound() {
+    void leaseMustOutlastEveryWaitOfAClaimAddedUp() {
         OutboxConfig config = defaults();
         config.leaseSeconds = 30;
-        assertThatCode(() -> config.checkLeaseOutlasts(25_000)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> config.checkLeaseOutlasts(26_000))
+        // 5 s claim statement + 10 s confirms + 5 s connection drop + 10 s stamp = 30 s: not shorter than the lease.
+        assertThatThrownBy(() -> config.checkLeaseOutlasts(5_000))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.outbox.lease-seconds")
-                .hasMessageContaining("durability.outbox.confirm-timeout-ms");
+                .hasMessageContaining("30000 ms")
+                .hasMessageContaining("durability.outbox.stamp-timeout-ms");
+        assertThatCode(() -> config.checkLeaseOutlasts(4_999)).doesNotThrowAnyException();
+        config.stampTimeoutMillis = 20_000;
+        assertThatThrownBy(() -> config.checkLeaseOutlasts(1_000)).isInstanceOf(InvalidConfigurationException.class);
+    }
+
+    @Test
+    void envelopeCapStaysUnderWhatADefaultBrokerAccepts() {
+        OutboxConfig config = defaults();
+        config.maxEnvelopeBytes = 8 * 1024 * 1024 + 1;
+        assertThatThrownBy(config::validate).hasMessageContaining("durability.outbox.max-envelope-bytes");
+    }
+
+    @Test
+    void claimByteBoundOutOfRangeNamesTheKey() {
+        OutboxConfig config = defaults();
+        config.claimMaxBytes = 1000;
+        assertThatThrownBy(config::validate).hasMessageContaining("durability.outbox.claim-max-bytes");
     }
 
     @Test

@@ -1,0 +1,13 @@
+package dev.durability.outbox.entity;
+
+import java.util.UUID;
+
+/**
+ * An outbox row a claim took, as the claim statement returns it.
+ *
+ * @param envelope   the envelope exactly as stored (PostgreSQL's jsonb text), published as it is
+ * @param recovered  whether the row's previous claim had expired: a worker died or stalled holding it
+ * @param candidates how many due rows the claim looked at, so the drain can tell whether more are due
+ */
+public record ClaimedRow(UUID id, String eventType, String envelope, Boolean recovered, Long candidates) {
+}
