@@ -11,6 +11,7 @@ import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.schema.control.MigrationPlan;
+import org.assertj.core.api.Assertions;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -56,7 +57,7 @@ final class LibraryDeployment {
                 .addPackage(OutboxEvent.class.getPackage())
                 .addClasses(OutboxClaims.class, OutboxConfig.class, Claim.class, PublishOutcome.class,
                         PublishOutcome.Result.class, MigrationPlan.class)
-                .addAsLibraries(jarOf(Generators.class), jarOf(Flyway.class),
+                .addAsLibraries(jarOf(Generators.class), jarOf(Flyway.class), jarOf(Assertions.class),
                         jarOf(PostgreSQLConfigurationExtension.class))
                 .addAsResource("META-INF/microprofile-config.properties")
                 // The shipped persistence unit, pointed at the tests' own data source.

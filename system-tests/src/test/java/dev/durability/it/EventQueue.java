@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,13 +43,38 @@ final class EventQueue implements AutoCloseable {
     }
 
     private final String name = "it." + UUID.randomUUID();
+    private final String exchange;
+    private final Map<String, Object> exchangeArguments;
+    private final Map<String, Object> arguments;
     private final String[] routingKeys;
     private final List<Message> received = new ArrayList<>();
     private Connection connection;
 
     EventQueue(String... routingKeys) throws IOException, TimeoutException {
+        this(EXCHANGE, Map.of(), Map.of(), routingKeys);
+    }
+
+    /**
+     * A queue on another events exchange (a server configured with its own, declared here with the same
+     * arguments as the server declares it), with these queue arguments.
+     */
+    EventQueue(String exchange, Map<String, Object> exchangeArguments, Map<String, Object> arguments,
+               String... routingKeys) throws IOException, TimeoutException {
+        this.exchange = exchange;
+        this.exchangeArguments = exchangeArguments;
+        this.arguments = arguments;
         this.routingKeys = routingKeys;
         subscribe();
+    }
+
+    /** A queue that refuses every message routed to it: the broker nacks each publish (reject-publish overflow). */
+    static EventQueue rejectingEverything(String exchange, String... routingKeys) throws IOException, TimeoutException {
+        return new EventQueue(exchange, Map.of(), Map.of("x-max-length", 0, "x-overflow", "reject-publish"),
+                routingKeys);
+    }
+
+    String name() {
+        return name;
     }
 
     private synchronized void subscribe() throws IOException, TimeoutException {
@@ -70,11 +96,13 @@ final class EventQueue implements AutoCloseable {
 
     private void consume(Connection opened) throws IOException {
         Channel channel = opened.createChannel();
-        channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.TOPIC, true);
+        channel.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true, false, exchangeArguments);
         // Expires 10 minutes after its last consumer left, should a crashed run never delete it.
-        channel.queueDeclare(name, true, false, false, Map.of("x-expires", 600_000));
+        Map<String, Object> queueArguments = new HashMap<>(arguments);
+        queueArguments.put("x-expires", 600_000);
+        channel.queueDeclare(name, true, false, false, queueArguments);
         for (String key : routingKeys) {
-            channel.queueBind(name, EXCHANGE, key);
+            channel.queueBind(name, exchange, key);
         }
         channel.basicQos(1000);
         DeliverCallback deliver = (tag, delivery) -> {

@@ -17,7 +17,10 @@ class InvalidConfigurationIT {
             "DURABILITY_OUTBOX_BATCH_SIZE, 0, durability.outbox.batch-size",
             "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
             "DURABILITY_SERVICE_NAME, orders service!, durability.service-name",
-            "DURABILITY_BROKER_HEARTBEAT_SECONDS, 0, durability.broker.heartbeat-seconds"})
+            "DURABILITY_BROKER_HEARTBEAT_SECONDS, 0, durability.broker.heartbeat-seconds",
+            "DURABILITY_OUTBOX_CLAIM_MAX_BYTES, 1000, durability.outbox.claim-max-bytes",
+            "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
+            "DURABILITY_BROKER_USERNAME, xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, durability.broker.username"})
     void invalidValueFailsTheDeploymentNamingTheKey(String variable, String value, String key) throws Exception {
         try (LibertyServer server = LibertyServer.copyOfMain("durability-badconfig", 9192, Map.of(variable, value))) {
             server.start();

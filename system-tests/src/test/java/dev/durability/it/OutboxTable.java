@@ -27,7 +27,7 @@ final class OutboxTable {
 
     record Row(UUID id, UUID aggregateId, String eventType, OffsetDateTime createdAt, OffsetDateTime publishedAt,
                int attempts, String lastError, OffsetDateTime claimedAt, OffsetDateTime nextAttemptAt,
-               String claimedBy) {
+               String claimedBy, OffsetDateTime unroutableAt, OffsetDateTime lastAttemptAt) {
     }
 
     static Connection connect() throws SQLException {
@@ -75,6 +75,24 @@ final class OutboxTable {
         }
     }
 
+    /** A row whose stored envelope is this text, as only a writer going around OutboxStager could leave. */
+    void seedRaw(UUID id, String eventType, String envelopeJson) throws SQLException {
+        try (Connection c = connect(); PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema
+                + ".event_outbox (id, event_type, envelope) VALUES (?, ?, CAST(? AS jsonb))")) {
+            insert.setObject(1, id);
+            insert.setString(2, eventType);
+            insert.setString(3, envelopeJson);
+            insert.executeUpdate();
+        }
+    }
+
+    /** Empties the table: for test classes that own their schema and server. */
+    void deleteAll() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM " + schema + ".event_outbox");
+        }
+    }
+
     List<Row> rowsOfType(String eventType) throws SQLException {
         return query("event_type = ?", eventType);
     }
@@ -119,7 +137,8 @@ final class OutboxTable {
     private List<Row> query(String where, Object parameter) throws SQLException {
         List<Row> rows = new ArrayList<>();
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT id, aggregate_id, event_type, "
-                + "created_at, published_at, attempts, last_error, claimed_at, next_attempt_at, claimed_by FROM "
+                + "created_at, published_at, attempts, last_error, claimed_at, next_attempt_at, claimed_by, unroutable_at, "
+                + "last_attempt_at FROM "
                 + schema + ".event_outbox WHERE " + where + " ORDER BY created_at, id")) {
             s.setObject(1, parameter);
             try (ResultSet rs = s.executeQuery()) {
@@ -127,7 +146,8 @@ final class OutboxTable {
                     rows.add(new Row(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
                             rs.getObject(4, OffsetDateTime.class), rs.getObject(5, OffsetDateTime.class), rs.getInt(6),
                             rs.getString(7), rs.getObject(8, OffsetDateTime.class),
-                            rs.getObject(9, OffsetDateTime.class), rs.getString(10)));
+                            rs.getObject(9, OffsetDateTime.class), rs.getString(10),
+                            rs.getObject(11, OffsetDateTime.class), rs.getObject(12, OffsetDateTime.class)));
                 }
             }
         }

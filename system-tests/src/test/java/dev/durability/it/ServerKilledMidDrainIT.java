@@ -33,6 +33,8 @@ class ServerKilledMidDrainIT {
                      "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
                      "DURABILITY_OUTBOX_LEASE_SECONDS", "15",
                      "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000",
+                     "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "2000",
+                     "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS", "3000",
                      "DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"))) {
             server.start();
             server.awaitApplicationStarted();

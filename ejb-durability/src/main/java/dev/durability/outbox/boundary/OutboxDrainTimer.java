@@ -75,6 +75,9 @@ public class OutboxDrainTimer {
     OutboxClaims claims;
 
     @Inject
+    ClaimStamps stamps;
+
+    @Inject
     ConfirmedPublisher publisher;
 
     @Inject
@@ -149,7 +152,7 @@ public class OutboxDrainTimer {
                     : claim.rows().stream().map(row -> PublishOutcome.failed(row.id(), broker.problem().get())).toList();
             if (!claim.isEmpty()) {
                 List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
-                        .run(() -> inTransaction(() -> claims.stamp(claim.token(), outcomes)));
+                        .run(() -> stamps.commit(claim.token(), outcomes));
                 report(outcomes, lags);
             }
             DrainLoop.Next next = DrainLoop.after(claim, outcomes, config.batchSize(), System.nanoTime() < deadline);

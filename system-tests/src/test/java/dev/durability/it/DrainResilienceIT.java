@@ -1,0 +1,189 @@
+package dev.durability.it;
+
+import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The drain under conditions a long-running service meets: a backlog in which some messages fail,
+ * envelopes as large as staging allows, and the figures it reports afterwards. One server of its own
+ * (its own schema and events exchange) with a long poll interval and a short tick budget, so that a
+ * drain that stopped at a failure, or did not continue after its budget, would show as a wait for the
+ * next poll; and the shipped heap (liberty-config/jvm.options, exit on OutOfMemoryError).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DrainResilienceIT {
+    private static final String SCHEMA = "durability_drain";
+    private static final String EXCHANGE = "durability.events.drain-it";
+    private static final Duration POLL = Duration.ofSeconds(20);
+
+    private final OutboxTable outbox = new OutboxTable(SCHEMA);
+    private LibertyServer server;
+
+    @BeforeAll
+    void startServer() throws Exception {
+        OutboxTable.dropSchema(SCHEMA);
+        server = LibertyServer.copyOfMain("durability-drain", 9193, Map.of(
+                "DB_SCHEMA", SCHEMA,
+                "DURABILITY_INSTANCE_NAME", "it-drain",
+                "DURABILITY_BROKER_EVENTS_EXCHANGE", EXCHANGE,
+                "DURABILITY_OUTBOX_POLL_INTERVAL_MS", Long.toString(POLL.toMillis()),
+                "DURABILITY_OUTBOX_TICK_BUDGET_MS", "300"));
+        server.start();
+        server.awaitApplicationStarted();
+    }
+
+    @AfterAll
+    void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void emptyOutbox() throws Exception {
+        outbox.deleteAll();
+    }
+
+    private static List<EventEnvelope> envelopes(String eventType, int count) {
+        return OutboxTable.envelopes(eventType, count);
+    }
+
+    /** A row the drain cannot read: its stored envelope has an occurred_at that is no time at all. */
+    private UUID seedUnreadable(String eventType) throws Exception {
+        EventEnvelope envelope = envelopes(eventType, 1).get(0);
+        String text = EnvelopeJson.write(envelope).replace(envelope.occurredAt().toString(), "yesterday");
+        outbox.seedRaw(envelope.id(), eventType, text);
+        return envelope.id();
+    }
+
+    private static Set<String> ids(List<EventEnvelope> envelopes) {
+        return envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+    }
+
+    private static Set<String> ids(EventQueue queue) {
+        return queue.messages().stream().map(EventQueue.Message::id).collect(Collectors.toSet());
+    }
+
+    @Test
+    void theGoodRowsOfAMixedBacklogArePublishedWithoutWaitingForALaterPoll() throws Exception {
+        String good = "mixed.good_" + Long.toHexString(System.nanoTime());
+        String refused = "mixed.refused_" + Long.toHexString(System.nanoTime());
+        try (EventQueue deliveries = new EventQueue(EXCHANGE, Map.of(), Map.of(), good);
+             EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
+            // 2,000 rows, one in ten failing: nacked by a full queue, or unreadable. Interleaved by creation time.
+            List<EventEnvelope> goodRows = envelopes(good, 1_800);
+            List<EventEnvelope> nackedRows = envelopes(refused, 150);
+            List<EventEnvelope> all = new ArrayList<>(goodRows);
+            all.addAll(nackedRows);
+            Collections.shuffle(all);
+            outbox.seed(all);
+            List<UUID> unreadable = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                unreadable.add(seedUnreadable(good));
+            }
+
+            await("the first event of the backlog").atMost(POLL.plusSeconds(15)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !deliveries.messages().isEmpty());
+            Instant firstArrival = Instant.now();
+            // A drain that stopped at the first failed batch, or at its 300 ms budget, would wait 20 s for the
+            // next poll; one that goes on publishes the whole backlog well before that.
+            await("every good row, within one poll interval").atMost(POLL.minusSeconds(5))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> ids(deliveries).containsAll(ids(goodRows)));
+            assertThat(Duration.between(firstArrival, Instant.now())).isLessThan(POLL.minusSeconds(5));
+
+            for (EventEnvelope nacked : nackedRows.subList(0, 10)) {
+                OutboxTable.Row row = outbox.row(nacked.id());
+                assertThat(row.publishedAt()).isNull();
+                assertThat(row.attempts()).isEqualTo(1);
+                assertThat(row.lastError()).isEqualTo("nacked by the broker");
+                assertThat(row.claimedAt()).as("claim released at once").isNull();
+                assertThat(row.nextAttemptAt()).isAfter(row.lastAttemptAt());
+            }
+            OutboxTable.Row broken = outbox.row(unreadable.get(0));
+            assertThat(broken.publishedAt()).isNull();
+            assertThat(broken.attempts()).isEqualTo(1);
+            assertThat(broken.lastError()).startsWith("invalid envelope:").contains("occurred_at");
+        }
+    }
+
+    @Test
+    void aBacklogOfTheLargestEnvelopesOfSmallObjectsDrainsOnTheShippedHeap() throws Exception {
+        String heavy = "heavy.drained_" + Long.toHexString(System.nanoTime());
+        // Just under the 1 MiB envelope limit: 120,000 small objects, whose parsed tree would take ~30 MB each.
+        JsonArrayBuilder items = Json.createArrayBuilder();
+        for (int i = 0; i < 120_000; i++) {
+            items.add(Json.createObjectBuilder().add("a", i % 10));
+        }
+        JsonObject payload = Json.createObjectBuilder().add("items", items).build();
+        List<EventEnvelope> envelopes = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            envelopes.add(EventEnvelope.builder(heavy, "orders").payload(payload).build());
+        }
+        assertThat(EnvelopeJson.write(envelopes.get(0)).length()).isBetween(900_000, 1_048_576);
+        try (EventQueue queue = new EventQueue(EXCHANGE, Map.of(), Map.of(), heavy)) {
+            outbox.seed(envelopes);
+            await("100 heavy envelopes published").atMost(POLL.plusSeconds(90)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> outbox.count("event_type = ? AND published_at IS NULL", heavy) == 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids(queue).containsAll(ids(envelopes)));
+        }
+        assertThat(server.messagesLog()).doesNotContain("OutOfMemoryError");
+        assertThat(Http.get(server.uri(), "/metrics").statusCode()).as("the server is still up").isEqualTo(200);
+    }
+
+    @Test
+    void metricsReportTheFiguresOfAScriptedScenario() throws Exception {
+        URI uri = server.uri();
+        String good = "scripted.good_" + Long.toHexString(System.nanoTime());
+        String refused = "scripted.refused_" + Long.toHexString(System.nanoTime());
+        String unbound = "scripted.unbound_" + Long.toHexString(System.nanoTime());
+        double published = Http.metric(uri, "durability_outbox_published_total");
+        double unroutable = Http.metric(uri, "durability_outbox_unroutable_total");
+        double failures = Http.metric(uri, "durability_outbox_publish_failures_total");
+        double lagCount = Http.metric(uri, "durability_outbox_publish_lag_seconds_count");
+        try (EventQueue deliveries = new EventQueue(EXCHANGE, Map.of(), Map.of(), good);
+             EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
+            List<EventEnvelope> goodRows = envelopes(good, 10);
+            outbox.seed(goodRows);
+            outbox.seed(envelopes(refused, 2));
+            outbox.seed(envelopes(unbound, 1));
+            seedUnreadable(good);
+
+            await().atMost(POLL.plusSeconds(15)).until(() -> ids(deliveries).containsAll(ids(goodRows)));
+            await("gauges refreshed").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(Http.metric(uri, "durability_outbox_depth")).isEqualTo(3);
+                assertThat(Http.metric(uri, "durability_outbox_rows_with_errors")).isEqualTo(3);
+                assertThat(Http.metric(uri, "durability_outbox_unroutable_rows")).isEqualTo(1);
+            });
+            assertThat(Http.metric(uri, "durability_outbox_published_total")).isEqualTo(published + 10);
+            assertThat(Http.metric(uri, "durability_outbox_unroutable_total")).isEqualTo(unroutable + 1);
+            assertThat(Http.metric(uri, "durability_outbox_publish_failures_total")).isEqualTo(failures + 3);
+            assertThat(Http.metric(uri, "durability_outbox_publish_lag_seconds_count")).isEqualTo(lagCount + 10);
+            assertThat(Http.metric(uri, "durability_outbox_unpublished_beyond_grace")).isZero();
+            assertThat(Http.metric(uri, "durability_outbox_lease_recoveries_total")).isZero();
+            assertThat(Http.metric(uri, "durability_outbox_oldest_pending_age_seconds")).isPositive()
+                    .isLessThan(120);
+            assertThat(Http.metric(uri, "durability_outbox_drain_last_tick_age_seconds")).isLessThan(POLL.toSeconds() + 5);
+        }
+    }
+}
