@@ -1,5 +1,5 @@
 /**
- * The event envelope every Durability message travels in (SPEC §3): its fields, their validation,
+ * The event envelope every Durability message travels in: its fields, their validation,
  * time-ordered ids, and its JSON form.
  */
 package dev.durability.envelope;

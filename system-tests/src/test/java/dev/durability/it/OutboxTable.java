@@ -121,6 +121,18 @@ final class OutboxTable {
         return counts;
     }
 
+    /** How many distinct claims currently hold unpublished rows of this type. */
+    long claimsHeld(String eventType) throws SQLException {
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT count(DISTINCT claim_token) FROM "
+                + schema + ".event_outbox WHERE event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL")) {
+            s.setString(1, eventType);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
     long count(String where, Object... parameters) throws SQLException {
         try (Connection c = connect();
              PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + schema + ".event_outbox WHERE " + where)) {
