@@ -3,7 +3,6 @@ package dev.durability.envelope;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.stream.JsonParser;
-
 import java.io.StringReader;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -14,8 +13,8 @@ import java.util.UUID;
  * parser that skips the payload: publishing never builds a tree of a payload (a megabyte of small
  * objects would take tens of megabytes of heap as a tree), it sends the stored text as it is.
  */
-public record EnvelopeHeaders(UUID id, String eventType, String sourceService, Instant occurredAt,
-                              int schemaVersion, String correlationId) {
+public record EnvelopeHeaders(
+        UUID id, String eventType, String sourceService, Instant occurredAt, int schemaVersion, String correlationId) {
 
     /** Reads the header fields; a missing or malformed one is an {@link InvalidEnvelopeException} naming it. */
     public static EnvelopeHeaders read(String envelopeJson) {
@@ -50,8 +49,12 @@ public record EnvelopeHeaders(UUID id, String eventType, String sourceService, I
         } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
             throw new InvalidEnvelopeException("envelope is not valid JSON: " + e.getMessage(), e);
         }
-        return new EnvelopeHeaders(uuid(id), EventEnvelope.checkEventType(eventType), required("source_service",
-                sourceService), instant(occurredAt), schemaVersion == null ? 1 : schemaVersion,
+        return new EnvelopeHeaders(
+                uuid(id),
+                EventEnvelope.checkEventType(eventType),
+                required("source_service", sourceService),
+                instant(occurredAt),
+                schemaVersion == null ? 1 : schemaVersion,
                 required("correlation_id", correlationId));
     }
 

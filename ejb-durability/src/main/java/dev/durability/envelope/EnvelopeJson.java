@@ -10,7 +10,6 @@ import jakarta.json.JsonValue;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.json.bind.JsonbException;
-
 import java.io.StringReader;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -24,15 +23,17 @@ import java.util.UUID;
 public final class EnvelopeJson {
     private static final Jsonb JSONB = JsonbBuilder.create();
 
-    private EnvelopeJson() {
-    }
+    private EnvelopeJson() {}
 
     public static String write(EventEnvelope envelope) {
         JsonObjectBuilder json = Json.createObjectBuilder()
                 .add("id", envelope.id().toString())
                 .add("event_type", envelope.eventType())
                 .add("source_service", envelope.sourceService());
-        nullable(json, "aggregate_id", envelope.aggregateId() == null ? null : envelope.aggregateId().toString());
+        nullable(
+                json,
+                "aggregate_id",
+                envelope.aggregateId() == null ? null : envelope.aggregateId().toString());
         json.add("occurred_at", envelope.occurredAt().toString())
                 .add("schema_version", envelope.schemaVersion())
                 .add("correlation_id", envelope.correlationId());
@@ -56,9 +57,16 @@ public final class EnvelopeJson {
         if (payload == null || payload.getValueType() != JsonValue.ValueType.OBJECT) {
             throw new InvalidEnvelopeException("payload must be a JSON object");
         }
-        return new EventEnvelope(uuid(json, "id"), text(json, "event_type"), text(json, "source_service"),
-                uuid(json, "aggregate_id"), instant(json, "occurred_at"), schemaVersion(json),
-                text(json, "correlation_id"), text(json, "causation_id"), payload.asJsonObject());
+        return new EventEnvelope(
+                uuid(json, "id"),
+                text(json, "event_type"),
+                text(json, "source_service"),
+                uuid(json, "aggregate_id"),
+                instant(json, "occurred_at"),
+                schemaVersion(json),
+                text(json, "correlation_id"),
+                text(json, "causation_id"),
+                payload.asJsonObject());
     }
 
     /** A payload object of the producer's own type, turned into the JSON object the envelope carries. */

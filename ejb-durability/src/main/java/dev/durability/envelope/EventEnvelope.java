@@ -3,7 +3,6 @@ package dev.durability.envelope;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -32,6 +31,7 @@ public record EventEnvelope(
 
     /** At least two dot-separated lower-case segments, e.g. {@code order.placed}. */
     static final Pattern EVENT_TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+");
+
     static final int MAX_TEXT = 255;
 
     public EventEnvelope {
@@ -43,19 +43,25 @@ public record EventEnvelope(
         require(schemaVersion >= 1, "schema_version must be 1 or more, was " + schemaVersion);
         require(correlationId != null && !correlationId.isBlank(), "correlation_id is required");
         require(utf8Length(correlationId) <= MAX_TEXT, "correlation_id is longer than " + MAX_TEXT + " bytes");
-        require(causationId == null || (!causationId.isBlank() && utf8Length(causationId) <= MAX_TEXT),
+        require(
+                causationId == null || (!causationId.isBlank() && utf8Length(causationId) <= MAX_TEXT),
                 "causation_id must be absent or 1.." + MAX_TEXT + " bytes");
         require(payload != null, "payload must be a JSON object");
-        require(!containsNul(sourceService) && !containsNul(correlationId) && !containsNul(causationId)
-                && !containsNul(payload), "the envelope contains a NUL character (\\u0000), which PostgreSQL's jsonb "
-                + "cannot store: remove it, or encode the value (e.g. Base64) in the payload");
+        require(
+                !containsNul(sourceService)
+                        && !containsNul(correlationId)
+                        && !containsNul(causationId)
+                        && !containsNul(payload),
+                "the envelope contains a NUL character (\\u0000), which PostgreSQL's jsonb "
+                        + "cannot store: remove it, or encode the value (e.g. Base64) in the payload");
     }
 
     /** Validates an event type, returning it unchanged, or throws {@link InvalidEnvelopeException} saying why. */
     public static String checkEventType(String eventType) {
         require(eventType != null, "event_type is required");
         require(eventType.length() <= MAX_TEXT, "event_type is longer than " + MAX_TEXT + " characters");
-        require(EVENT_TYPE.matcher(eventType).matches(),
+        require(
+                EVENT_TYPE.matcher(eventType).matches(),
                 "event_type must be dotted lower-case like 'order.placed', was '" + eventType + "'");
         return eventType;
     }
@@ -82,7 +88,8 @@ public record EventEnvelope(
                     }
                 }
                 case OBJECT -> {
-                    for (Map.Entry<String, JsonValue> member : value.asJsonObject().entrySet()) {
+                    for (Map.Entry<String, JsonValue> member :
+                            value.asJsonObject().entrySet()) {
                         if (containsNul(member.getKey())) {
                             return true;
                         }
@@ -160,8 +167,16 @@ public record EventEnvelope(
         }
 
         public EventEnvelope build() {
-            return new EventEnvelope(id, eventType, sourceService, aggregateId, occurredAt, schemaVersion,
-                    correlationId == null ? id.toString() : correlationId, causationId, payload);
+            return new EventEnvelope(
+                    id,
+                    eventType,
+                    sourceService,
+                    aggregateId,
+                    occurredAt,
+                    schemaVersion,
+                    correlationId == null ? id.toString() : correlationId,
+                    causationId,
+                    payload);
         }
     }
 }

@@ -1,23 +1,21 @@
 package dev.durability.envelope;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.time.Instant;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.StringReader;
-import java.time.Instant;
-import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 class EventEnvelopeTest {
 
-    public record Placed(String sku) {
-    }
+    public record Placed(String sku) {}
 
     @Test
     void builderFillsIdTimeCorrelationAndVersion() {
@@ -37,9 +35,19 @@ class EventEnvelopeTest {
                 .occurredAt(Instant.parse("2026-12-02T10:15:30.123Z"))
                 .payload(Json.createObjectBuilder().add("sku", "book-1").build())
                 .build();
-        JsonObject json = Json.createReader(new StringReader(EnvelopeJson.write(envelope))).readObject();
-        assertThat(json.keySet()).containsExactlyInAnyOrder("id", "event_type", "source_service", "aggregate_id",
-                "occurred_at", "schema_version", "correlation_id", "causation_id", "payload");
+        JsonObject json = Json.createReader(new StringReader(EnvelopeJson.write(envelope)))
+                .readObject();
+        assertThat(json.keySet())
+                .containsExactlyInAnyOrder(
+                        "id",
+                        "event_type",
+                        "source_service",
+                        "aggregate_id",
+                        "occurred_at",
+                        "schema_version",
+                        "correlation_id",
+                        "causation_id",
+                        "payload");
         assertThat(json.getString("occurred_at")).isEqualTo("2026-12-02T10:15:30.123Z");
         assertThat(json.getString("aggregate_id")).isEqualTo(aggregate.toString());
         assertThat(json.isNull("causation_id")).isTrue();
@@ -49,13 +57,24 @@ class EventEnvelopeTest {
     @Test
     void jsonRoundTripsToAnEqualEnvelope() {
         EventEnvelope envelope = EventEnvelope.builder("shipment.created", "shipments")
-                .causationId("01a2-cause").payload(Json.createObjectBuilder().add("n", 1).build()).build();
+                .causationId("01a2-cause")
+                .payload(Json.createObjectBuilder().add("n", 1).build())
+                .build();
         assertThat(EnvelopeJson.read(EnvelopeJson.write(envelope))).isEqualTo(envelope);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "order", "Order.Placed", "order..placed", "order.placed.", "1order.placed",
-            "order placed", "order.placed!"})
+    @ValueSource(
+            strings = {
+                "",
+                "order",
+                "Order.Placed",
+                "order..placed",
+                "order.placed.",
+                "1order.placed",
+                "order placed",
+                "order.placed!"
+            })
     void eventTypesMustBeDottedLowerCase(String eventType) {
         assertThatThrownBy(() -> EventEnvelope.builder(eventType, "orders").build())
                 .isInstanceOf(InvalidEnvelopeException.class)
@@ -65,30 +84,40 @@ class EventEnvelopeTest {
     @Test
     void sourceServiceIsRequired() {
         assertThatThrownBy(() -> EventEnvelope.builder("order.placed", " ").build())
-                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("source_service");
+                .isInstanceOf(InvalidEnvelopeException.class)
+                .hasMessageContaining("source_service");
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "not json | not valid JSON",
-            "[] | must be a JSON object",
-            "{} | payload",
-            "{\"payload\":{},\"schema_version\":1,\"id\":\"x\"} | id must be a UUID",
-            "{\"payload\":{},\"schema_version\":1.5} | schema_version",
-            "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"Bad\",\"source_service\":\"s\",\"occurred_at\":\"2026-12-02T10:15:30Z\",\"schema_version\":1,\"correlation_id\":\"c\",\"payload\":{}} | event_type",
-            "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"a.b\",\"source_service\":\"s\",\"occurred_at\":\"yesterday\",\"schema_version\":1,\"correlation_id\":\"c\",\"payload\":{}} | occurred_at"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "not json | not valid JSON",
+                "[] | must be a JSON object",
+                "{} | payload",
+                "{\"payload\":{},\"schema_version\":1,\"id\":\"x\"} | id must be a UUID",
+                "{\"payload\":{},\"schema_version\":1.5} | schema_version",
+                "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"Bad\",\"source_service\":\"s\",\"occurred_at\":\"2026-12-02T10:15:30Z\",\"schema_version\":1,\"correlation_id\":\"c\",\"payload\":{}} | event_type",
+                "{\"id\":\"01a23863-caa9-75ec-bf5a-8a6465c3367d\",\"event_type\":\"a.b\",\"source_service\":\"s\",\"occurred_at\":\"yesterday\",\"schema_version\":1,\"correlation_id\":\"c\",\"payload\":{}} | occurred_at"
+            })
     void malformedEnvelopesAreRefusedNamingTheField(String json, String named) {
-        assertThatThrownBy(() -> EnvelopeJson.read(json)).isInstanceOf(InvalidEnvelopeException.class)
+        assertThatThrownBy(() -> EnvelopeJson.read(json))
+                .isInstanceOf(InvalidEnvelopeException.class)
                 .hasMessageContaining(named.trim());
     }
 
     @Test
     void amqpShortStringsAreLimitedInBytesNotCharacters() {
         String twoHundredUmlauts = "\u00fc".repeat(200);
-        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders").correlationId(twoHundredUmlauts).build())
-                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("correlation_id");
-        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", twoHundredUmlauts).build())
-                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("source_service");
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
+                        .correlationId(twoHundredUmlauts)
+                        .build())
+                .isInstanceOf(InvalidEnvelopeException.class)
+                .hasMessageContaining("correlation_id");
+        assertThatThrownBy(() ->
+                        EventEnvelope.builder("order.placed", twoHundredUmlauts).build())
+                .isInstanceOf(InvalidEnvelopeException.class)
+                .hasMessageContaining("source_service");
     }
 
     @Test
@@ -111,13 +140,22 @@ class EventEnvelopeTest {
     @Test
     void aNulCharacterAnywhereIsRefusedBecauseJsonbCannotStoreIt() {
         assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
-                .payload(Json.createObjectBuilder().add("lines", Json.createArrayBuilder()
-                        .add(Json.createObjectBuilder().add("note", "a\u0000b"))).build()).build())
-                .isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining("NUL");
-        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
-                .payload(Json.createObjectBuilder().add("k\u0000", 1).build()).build())
+                        .payload(Json.createObjectBuilder()
+                                .add(
+                                        "lines",
+                                        Json.createArrayBuilder()
+                                                .add(Json.createObjectBuilder().add("note", "a\u0000b")))
+                                .build())
+                        .build())
+                .isInstanceOf(InvalidEnvelopeException.class)
                 .hasMessageContaining("NUL");
-        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders").correlationId("c\u0000").build())
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
+                        .payload(Json.createObjectBuilder().add("k\u0000", 1).build())
+                        .build())
+                .hasMessageContaining("NUL");
+        assertThatThrownBy(() -> EventEnvelope.builder("order.placed", "orders")
+                        .correlationId("c\u0000")
+                        .build())
                 .hasMessageContaining("NUL");
     }
 }

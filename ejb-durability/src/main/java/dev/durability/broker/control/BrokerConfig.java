@@ -3,9 +3,8 @@ package dev.durability.broker.control;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-
 import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Where RabbitMQ is and what the event exchange is called: {@code durability.broker.*}. */
 @ApplicationScoped
@@ -64,22 +63,28 @@ public class BrokerConfig {
         InvalidConfigurationException.checkRange(CONNECT_TIMEOUT, connectTimeoutMillis, 100, 120_000);
         // Heartbeats are how a half-open link is noticed while the drain writes to it: they stay on.
         InvalidConfigurationException.checkRange(HEARTBEAT, heartbeatSeconds, 1, 600);
-        InvalidConfigurationException.check(eventsExchange.matches(EXCHANGE_NAME)
-                        && !eventsExchange.startsWith("amq."), EVENTS_EXCHANGE, eventsExchange,
+        InvalidConfigurationException.check(
+                eventsExchange.matches(EXCHANGE_NAME) && !eventsExchange.startsWith("amq."),
+                EVENTS_EXCHANGE,
+                eventsExchange,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.'");
-        alternateExchange.ifPresent(name -> InvalidConfigurationException.check(name.matches(EXCHANGE_NAME)
-                        && !name.startsWith("amq.") && !name.equals(eventsExchange), ALTERNATE_EXCHANGE, name,
+        alternateExchange.ifPresent(name -> InvalidConfigurationException.check(
+                name.matches(EXCHANGE_NAME) && !name.startsWith("amq.") && !name.equals(eventsExchange),
+                ALTERNATE_EXCHANGE,
+                name,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.', other "
                         + "than the events exchange"));
         // AMQP PLAIN carries both as short strings; a blank or control character is a typo, never a credential.
-        InvalidConfigurationException.check(printable(username), USERNAME, username,
-                "must be 1-255 printable characters");
-        InvalidConfigurationException.check(printable(password), PASSWORD, "(hidden)",
-                "must be 1-255 printable characters");
+        InvalidConfigurationException.check(
+                printable(username), USERNAME, username, "must be 1-255 printable characters");
+        InvalidConfigurationException.check(
+                printable(password), PASSWORD, "(hidden)", "must be 1-255 printable characters");
     }
 
     private static boolean printable(String value) {
-        return value != null && !value.isBlank() && value.length() <= 255
+        return value != null
+                && !value.isBlank()
+                && value.length() <= 255
                 && value.chars().noneMatch(Character::isISOControl);
     }
 
@@ -126,6 +131,8 @@ public class BrokerConfig {
     @Override
     public String toString() {
         return "broker " + username + "@" + host + ":" + port + virtualHost + " exchange " + eventsExchange
-                + alternateExchange.map(name -> " (alternate exchange " + name + ")").orElse("");
+                + alternateExchange
+                        .map(name -> " (alternate exchange " + name + ")")
+                        .orElse("");
     }
 }

@@ -11,7 +11,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-
 import java.io.IOException;
 import java.net.Socket;
 import java.util.Map;
@@ -86,13 +85,15 @@ public class BrokerConnection {
             Connection opened = factory.newConnection(service.serviceName() + "@" + service.instanceName());
             // The broker blocks publishers while a memory or disk alarm lasts; the drain then waits instead
             // of claiming rows it could not publish. The live state belongs to this connection.
-            opened.addBlockedListener(reason -> {
-                blockedReason = reason;
-                lastBlock = reason;
-            }, () -> {
-                blockedReason = null;
-                lastBlock = null;
-            });
+            opened.addBlockedListener(
+                    reason -> {
+                        blockedReason = reason;
+                        lastBlock = reason;
+                    },
+                    () -> {
+                        blockedReason = null;
+                        lastBlock = null;
+                    });
             opened.addShutdownListener(cause -> blockedReason = null);
             connection = opened;
             LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
@@ -112,8 +113,14 @@ public class BrokerConnection {
             channel.queueDeclare(alternate.get(), true, false, false, null);
             channel.queueBind(alternate.get(), alternate.get(), "");
         }
-        channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true, false,
-                alternate.<Map<String, Object>>map(name -> Map.of("alternate-exchange", name)).orElse(null));
+        channel.exchangeDeclare(
+                config.eventsExchange(),
+                BuiltinExchangeType.TOPIC,
+                true,
+                false,
+                alternate
+                        .<Map<String, Object>>map(name -> Map.of("alternate-exchange", name))
+                        .orElse(null));
     }
 
     /** Why the broker currently blocks this connection's publishers, if it does. */

@@ -2,11 +2,10 @@ package dev.durability.config.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-
 import java.lang.management.ManagementFactory;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Who this service is, and where its tables live: {@code durability.service-name}, {@code durability.instance-name}, {@code durability.database.schema}. */
 @ApplicationScoped
@@ -31,14 +30,23 @@ public class ServiceConfig {
     String schema;
 
     public void validate() {
-        InvalidConfigurationException.check(serviceName.isPresent(), SERVICE_NAME, "",
+        InvalidConfigurationException.check(
+                serviceName.isPresent(),
+                SERVICE_NAME,
+                "",
                 "is required: it is the source_service of every event this service stages");
-        InvalidConfigurationException.check(NAME.matcher(serviceName.get()).matches(), SERVICE_NAME, serviceName.get(),
+        InvalidConfigurationException.check(
+                NAME.matcher(serviceName.get()).matches(),
+                SERVICE_NAME,
+                serviceName.get(),
                 "must be 1-100 characters of letters, digits, '.', '_' or '-'");
-        instanceName.ifPresent(name -> InvalidConfigurationException.check(NAME.matcher(name).matches(),
-                INSTANCE_NAME, name, "must be 1-100 characters of letters, digits, '.', '_' or '-'"));
-        InvalidConfigurationException.check(SCHEMA_NAME.matcher(schema).matches(), SCHEMA, schema,
-                "must be a lower-case PostgreSQL identifier");
+        instanceName.ifPresent(name -> InvalidConfigurationException.check(
+                NAME.matcher(name).matches(),
+                INSTANCE_NAME,
+                name,
+                "must be 1-100 characters of letters, digits, '.', '_' or '-'"));
+        InvalidConfigurationException.check(
+                SCHEMA_NAME.matcher(schema).matches(), SCHEMA, schema, "must be a lower-case PostgreSQL identifier");
     }
 
     public String serviceName() {

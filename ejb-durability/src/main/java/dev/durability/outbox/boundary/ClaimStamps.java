@@ -5,7 +5,6 @@ import dev.durability.outbox.control.PublishOutcome;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-
 import java.util.List;
 import java.util.UUID;
 

@@ -1,5 +1,6 @@
 package dev.durability.outbox.boundary;
 
+import dev.durability.broker.control.BrokerConnection;
 import dev.durability.outbox.control.BoundedRetries;
 import dev.durability.outbox.control.BrokerReadiness;
 import dev.durability.outbox.control.Claim;
@@ -9,11 +10,9 @@ import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.OutboxMetrics;
 import dev.durability.outbox.control.PublishOutcome;
-import dev.durability.broker.control.BrokerConnection;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
@@ -24,11 +23,11 @@ import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.UserTransaction;
-
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -137,7 +136,10 @@ public class OutboxDrainTimer {
         while (true) {
             BrokerReadiness broker = publisher.prepare();
             if (!DrainLoop.mayClaim(broker)) {
-                problem("Outbox drain paused, nothing claimed: " + broker.problem().orElse("broker not ready"), null);
+                problem(
+                        "Outbox drain paused, nothing claimed: "
+                                + broker.problem().orElse("broker not ready"),
+                        null);
                 return DrainLoop.Next.STOP;
             }
             Claim claim = inTransaction(claims::claim);
@@ -147,9 +149,14 @@ public class OutboxDrainTimer {
             }
             // With the broker unreachable the batch is still claimed and released as failed: the rows then
             // show attempts, the error and their backoff to operators, and nothing else changes.
-            List<PublishOutcome> outcomes = claim.isEmpty() ? List.of()
-                    : broker.isReady() ? publisher.publish(claim.rows())
-                    : claim.rows().stream().map(row -> PublishOutcome.failed(row.id(), broker.problem().get())).toList();
+            List<PublishOutcome> outcomes = claim.isEmpty()
+                    ? List.of()
+                    : broker.isReady()
+                            ? publisher.publish(claim.rows())
+                            : claim.rows().stream()
+                                    .map(row -> PublishOutcome.failed(
+                                            row.id(), broker.problem().get()))
+                                    .toList();
             if (!claim.isEmpty()) {
                 List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
                         .run(() -> stamps.commit(claim.token(), outcomes));
@@ -167,17 +174,22 @@ public class OutboxDrainTimer {
         long unroutable = count(outcomes, PublishOutcome.Result.UNROUTABLE);
         if (unroutable > 0) {
             metrics.unroutable(unroutable);
-            outcomes.stream().filter(o -> o.result() == PublishOutcome.Result.UNROUTABLE)
-                    .map(PublishOutcome::detail).distinct()
-                    .forEach(detail -> LOG.log(firstTime(detail) ? Level.WARNING : Level.FINE,
+            outcomes.stream()
+                    .filter(o -> o.result() == PublishOutcome.Result.UNROUTABLE)
+                    .map(PublishOutcome::detail)
+                    .distinct()
+                    .forEach(detail -> LOG.log(
+                            firstTime(detail) ? Level.WARNING : Level.FINE,
                             "Outbox events routed to no queue, kept apart as unroutable (" + unroutable
                                     + " in this batch; counted in durability_outbox_unroutable_total): " + detail));
         }
         long failed = outcomes.stream().filter(o -> o.result().failure()).count();
         if (failed > 0) {
             metrics.failed(failed);
-            outcomes.stream().filter(o -> o.result().failure())
-                    .map(PublishOutcome::detail).distinct()
+            outcomes.stream()
+                    .filter(o -> o.result().failure())
+                    .map(PublishOutcome::detail)
+                    .distinct()
                     .forEach(detail -> problem("Outbox events not published, retried after backoff: " + detail, null));
         } else if (lastProblem != null && !lags.isEmpty()) {
             LOG.info("Outbox drain publishing again");

@@ -15,7 +15,6 @@ import jakarta.persistence.PersistenceException;
 import jakarta.persistence.TransactionRequiredException;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

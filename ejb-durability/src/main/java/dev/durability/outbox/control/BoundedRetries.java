@@ -48,13 +48,15 @@ public final class BoundedRetries {
             if (left <= 0) {
                 throw new TimeoutException("gave up after " + budget.toMillis() + " ms");
             }
-            CompletableFuture<T> running = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return work.call();
-                } catch (Exception e) {
-                    throw new AttemptFailed(e);
-                }
-            }, executor);
+            CompletableFuture<T> running = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return work.call();
+                        } catch (Exception e) {
+                            throw new AttemptFailed(e);
+                        }
+                    },
+                    executor);
             Exception failure;
             try {
                 return running.get(left, TimeUnit.NANOSECONDS);

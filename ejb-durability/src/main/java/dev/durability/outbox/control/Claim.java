@@ -1,7 +1,6 @@
 package dev.durability.outbox.control;
 
 import dev.durability.outbox.entity.ClaimedRow;
-
 import java.util.List;
 import java.util.UUID;
 

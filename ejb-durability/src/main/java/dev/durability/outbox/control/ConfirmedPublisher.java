@@ -15,7 +15,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -123,8 +122,8 @@ public class ConfirmedPublisher {
                 // Not blocked, yet silent: wedged or half-open. Reconnect on the next tick.
                 channel = null;
                 broker.abort();
-                return BrokerReadiness.unreachable("no confirm of a probe message within "
-                        + brokerConfig.connectTimeoutMillis() + " ms");
+                return BrokerReadiness.unreachable(
+                        "no confirm of a probe message within " + brokerConfig.connectTimeoutMillis() + " ms");
             }
             // Blocked: keep the connection, which the broker tells when the alarm is over, but not the channel,
             // whose late confirm would be misread.
@@ -170,11 +169,14 @@ public class ConfirmedPublisher {
         }
         long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
         // A write into a socket the peer stopped reading blocks without any timeout of its own.
-        ScheduledFuture<?> watchdog = scheduler.schedule(() -> {
-            LOG.warning("Publish round still writing after " + config.confirmTimeout().toMillis()
-                    + " ms: dropping the broker connection");
-            broker.abort();
-        }, config.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> watchdog = scheduler.schedule(
+                () -> {
+                    LOG.warning("Publish round still writing after "
+                            + config.confirmTimeout().toMillis() + " ms: dropping the broker connection");
+                    broker.abort();
+                },
+                config.confirmTimeout().toMillis(),
+                TimeUnit.MILLISECONDS);
         ReturnListener returns = confirming.addReturnListener(confirms::returned);
         confirming.addConfirmListener(confirms);
         ShutdownListener closed = confirms::closed;
@@ -193,8 +195,8 @@ public class ConfirmedPublisher {
                     long sequence = confirming.getNextPublishSeqNo();
                     confirms.sending(sequence, message.getKey().id());
                     try {
-                        confirming.basicPublish(brokerConfig.eventsExchange(), headers.eventType(), true,
-                                properties(headers), body);
+                        confirming.basicPublish(
+                                brokerConfig.eventsExchange(), headers.eventType(), true, properties(headers), body);
                     } catch (IOException | RuntimeException e) {
                         if (confirming.getNextPublishSeqNo() == sequence) {
                             confirms.notSent(sequence); // refused before it took a sequence number
@@ -219,14 +221,15 @@ public class ConfirmedPublisher {
             confirming.removeShutdownListener(closed);
         }
         Map<UUID, PublishOutcome> outcomes = confirms.outcomes(ids);
-        if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.CONFIRMED
-                || o.result() == PublishOutcome.Result.UNROUTABLE)) {
+        if (outcomes.values().stream()
+                .anyMatch(o -> o.result() == PublishOutcome.Result.CONFIRMED
+                        || o.result() == PublishOutcome.Result.UNROUTABLE)) {
             broker.publishConfirmed();
         }
         if (confirms.timedOut()) {
             // A broker that owes confirms this long is wedged, blocked or the link is half-open: reconnect.
-            LOG.warning("No publisher confirms within " + config.confirmTimeout().toMillis()
-                    + " ms: dropping the broker connection");
+            LOG.warning("No publisher confirms within "
+                    + config.confirmTimeout().toMillis() + " ms: dropping the broker connection");
             channel = null;
             broker.abort();
         } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
@@ -258,7 +261,8 @@ public class ConfirmedPublisher {
     }
 
     static AMQP.BasicProperties properties(EnvelopeHeaders envelope) {
-        return MessageProperties.PERSISTENT_BASIC.builder()
+        return MessageProperties.PERSISTENT_BASIC
+                .builder()
                 .messageId(envelope.id().toString())
                 .type(envelope.eventType())
                 .appId(envelope.sourceService())

@@ -28,8 +28,7 @@ public final class DrainLoop {
         STOP
     }
 
-    private DrainLoop() {
-    }
+    private DrainLoop() {}
 
     /** Whether to claim at all while the broker is in this state. */
     public static boolean mayClaim(BrokerReadiness readiness) {

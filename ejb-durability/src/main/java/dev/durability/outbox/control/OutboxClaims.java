@@ -8,7 +8,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -56,8 +55,8 @@ public class OutboxClaims {
      */
     public List<Double> stamp(UUID token, Collection<PublishOutcome> outcomes) {
         boundStatements();
-        Map<PublishOutcome.Result, List<PublishOutcome>> byResult = outcomes.stream()
-                .collect(Collectors.groupingBy(PublishOutcome::result));
+        Map<PublishOutcome.Result, List<PublishOutcome>> byResult =
+                outcomes.stream().collect(Collectors.groupingBy(PublishOutcome::result));
         List<Double> lags = new ArrayList<>();
         List<PublishOutcome> confirmed = byResult.getOrDefault(PublishOutcome.Result.CONFIRMED, List.of());
         if (!confirmed.isEmpty()) {
@@ -75,7 +74,8 @@ public class OutboxClaims {
                         .setParameter(2, uuidArray(rows))
                         .setParameter(3, truncate(detail))
                         .executeUpdate());
-        outcomes.stream().filter(o -> o.result().failure())
+        outcomes.stream()
+                .filter(o -> o.result().failure())
                 .collect(Collectors.groupingBy(PublishOutcome::detail))
                 .forEach((detail, rows) -> em.createNamedQuery(OutboxEvent.RELEASE_FAILED)
                         .setParameter(1, token.toString())
@@ -99,6 +99,8 @@ public class OutboxClaims {
 
     private static String truncate(String text) {
         String value = text == null || text.isBlank() ? "unknown error" : text;
-        return value.length() <= OutboxEvent.MAX_ERROR_LENGTH ? value : value.substring(0, OutboxEvent.MAX_ERROR_LENGTH);
+        return value.length() <= OutboxEvent.MAX_ERROR_LENGTH
+                ? value
+                : value.substring(0, OutboxEvent.MAX_ERROR_LENGTH);
     }
 }

@@ -3,9 +3,8 @@ package dev.durability.outbox.control;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-
 import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The drain's knobs, {@code durability.outbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
@@ -106,7 +105,10 @@ public class OutboxConfig {
 
     public void checkLeaseOutlasts(long connectionDropMillis) {
         long worst = worstClaimMillis(connectionDropMillis);
-        InvalidConfigurationException.check(leaseSeconds * 1000L > worst, LEASE, leaseSeconds,
+        InvalidConfigurationException.check(
+                leaseSeconds * 1000L > worst,
+                LEASE,
+                leaseSeconds,
                 "must be longer than the longest a claim can live, " + worst + " ms (" + STATEMENT_TIMEOUT + " + "
                         + CONFIRM_TIMEOUT + " + durability.broker.connect-timeout-ms + " + STAMP_TIMEOUT + ")");
     }

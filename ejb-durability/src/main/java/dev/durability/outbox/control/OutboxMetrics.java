@@ -9,18 +9,16 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Timer;
-
-import java.time.Duration;
-
-import java.util.List;
-import java.util.function.ToDoubleFunction;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The outbox's signals on {@code /metrics}. Counters and the lag histogram are this server's own;
@@ -59,38 +57,60 @@ public class OutboxMetrics {
 
     @PostConstruct
     void register() {
-        published = registry.counter(metadata("durability_outbox_published",
-                "Outbox rows the broker confirmed and the drain stamped published", MetricUnits.NONE));
-        failed = registry.counter(metadata("durability_outbox_publish_failures",
+        published = registry.counter(metadata(
+                "durability_outbox_published",
+                "Outbox rows the broker confirmed and the drain stamped published",
+                MetricUnits.NONE));
+        failed = registry.counter(metadata(
+                "durability_outbox_publish_failures",
                 "Publish attempts that failed (broker unreachable, nack, confirm timeout); the row is retried with backoff",
                 MetricUnits.NONE));
-        unroutable = registry.counter(metadata("durability_outbox_unroutable",
+        unroutable = registry.counter(metadata(
+                "durability_outbox_unroutable",
                 "Confirmed messages the broker returned because no queue is bound for their event type",
                 MetricUnits.NONE));
-        leaseRecoveries = registry.counter(metadata("durability_outbox_lease_recoveries",
+        leaseRecoveries = registry.counter(metadata(
+                "durability_outbox_lease_recoveries",
                 "Rows claimed again after an earlier claim's lease expired (a worker died or stalled)",
                 MetricUnits.NONE));
-        tickFailures = registry.counter(metadata("durability_outbox_drain_tick_failures",
+        tickFailures = registry.counter(metadata(
+                "durability_outbox_drain_tick_failures",
                 "Drain ticks that ended with an error (the database unreachable, a stamp given up on); a failing "
                         + "drain shows here, a hung one in durability_outbox_drain_last_tick_age_seconds",
                 MetricUnits.NONE));
-        publishLag = registry.timer(metadata("durability_outbox_publish_lag",
-                "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock", MetricUnits.SECONDS));
-        registry.gauge(metadata("durability_outbox_drain_last_tick_age",
-                "Time since this server's drain last ended a tick, successful or not: grows without bound only when "
-                        + "its drain hangs",
-                MetricUnits.SECONDS), this, metrics -> (System.nanoTime() - metrics.lastTickNanos) / 1e9);
+        publishLag = registry.timer(metadata(
+                "durability_outbox_publish_lag",
+                "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock",
+                MetricUnits.SECONDS));
+        registry.gauge(
+                metadata(
+                        "durability_outbox_drain_last_tick_age",
+                        "Time since this server's drain last ended a tick, successful or not: grows without bound only when "
+                                + "its drain hangs",
+                        MetricUnits.SECONDS),
+                this,
+                metrics -> (System.nanoTime() - metrics.lastTickNanos) / 1e9);
         gauge("durability_outbox_depth", "Outbox rows not yet published", MetricUnits.NONE, Status::depth);
-        gauge("durability_outbox_oldest_pending_age", "Age of the oldest unpublished outbox row (0 when none)",
-                MetricUnits.SECONDS, Status::oldestPendingSeconds);
-        gauge("durability_outbox_unpublished_beyond_grace",
+        gauge(
+                "durability_outbox_oldest_pending_age",
+                "Age of the oldest unpublished outbox row (0 when none)",
+                MetricUnits.SECONDS,
+                Status::oldestPendingSeconds);
+        gauge(
+                "durability_outbox_unpublished_beyond_grace",
                 "Unpublished outbox rows older than durability.outbox.pending-grace-seconds: should always be 0",
-                MetricUnits.NONE, Status::beyondGrace);
-        gauge("durability_outbox_rows_with_errors", "Unpublished outbox rows whose last publish attempt failed",
-                MetricUnits.NONE, Status::withErrors);
-        gauge("durability_outbox_unroutable_rows",
+                MetricUnits.NONE,
+                Status::beyondGrace);
+        gauge(
+                "durability_outbox_rows_with_errors",
+                "Unpublished outbox rows whose last publish attempt failed",
+                MetricUnits.NONE,
+                Status::withErrors);
+        gauge(
+                "durability_outbox_unroutable_rows",
                 "Outbox rows the broker returned as unroutable (no queue bound), kept apart until re-staged",
-                MetricUnits.NONE, Status::unroutable);
+                MetricUnits.NONE,
+                Status::unroutable);
     }
 
     public void published(List<Double> lagSeconds) {
@@ -134,8 +154,13 @@ public class OutboxMetrics {
                     .setParameter(1, config.pendingGraceSeconds())
                     .setParameter(2, STATUS_COUNT_CAP)
                     .getSingleResult();
-            current = new Status(read.depth(), read.oldestPendingSeconds(), read.beyondGrace(), read.withErrors(),
-                    read.unroutable(), now);
+            current = new Status(
+                    read.depth(),
+                    read.oldestPendingSeconds(),
+                    read.beyondGrace(),
+                    read.withErrors(),
+                    read.unroutable(),
+                    now);
         } catch (RuntimeException e) {
             // The database is unreachable: the gauges say "unknown" (NaN) and the rest of /metrics still renders.
             LOG.log(Level.FINE, "Outbox status unavailable", e);
@@ -146,10 +171,18 @@ public class OutboxMetrics {
     }
 
     private static Metadata metadata(String name, String description, String unit) {
-        return Metadata.builder().withName(name).withDescription(description).withUnit(unit).build();
+        return Metadata.builder()
+                .withName(name)
+                .withDescription(description)
+                .withUnit(unit)
+                .build();
     }
 
-    private record Status(double depth, double oldestPendingSeconds, double beyondGrace, double withErrors,
-                          double unroutable, long readAtNanos) {
-    }
+    private record Status(
+            double depth,
+            double oldestPendingSeconds,
+            double beyondGrace,
+            double withErrors,
+            double unroutable,
+            long readAtNanos) {}
 }

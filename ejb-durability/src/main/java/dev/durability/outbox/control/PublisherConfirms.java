@@ -3,7 +3,6 @@ package dev.durability.outbox.control;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Return;
 import com.rabbitmq.client.ShutdownSignalException;
-
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,9 +36,11 @@ class PublisherConfirms implements ConfirmListener {
     synchronized void returned(Return message) {
         String messageId = message.getProperties().getMessageId();
         if (messageId != null) {
-            returned.put(UUID.fromString(messageId), "unroutable: " + message.getReplyCode() + " "
-                    + message.getReplyText() + " (exchange " + message.getExchange() + ", routing key "
-                    + message.getRoutingKey() + ")");
+            returned.put(
+                    UUID.fromString(messageId),
+                    "unroutable: " + message.getReplyCode() + " "
+                            + message.getReplyText() + " (exchange " + message.getExchange() + ", routing key "
+                            + message.getRoutingKey() + ")");
         }
     }
 
@@ -56,13 +57,18 @@ class PublisherConfirms implements ConfirmListener {
     private void settle(long deliveryTag, boolean multiple, boolean ack) {
         // A view of the outstanding map: clearing it settles exactly these. A confirm arriving after the
         // batch already timed out finds nothing left to settle.
-        Map<Long, UUID> settled = multiple ? outstanding.headMap(deliveryTag, true)
+        Map<Long, UUID> settled = multiple
+                ? outstanding.headMap(deliveryTag, true)
                 : outstanding.subMap(deliveryTag, true, deliveryTag, true);
         for (UUID id : settled.values()) {
             String unroutable = returned.get(id);
-            outcomes.put(id, !ack ? PublishOutcome.rejected(id, "nacked by the broker")
-                    : unroutable != null ? PublishOutcome.unroutable(id, unroutable)
-                    : PublishOutcome.confirmed(id));
+            outcomes.put(
+                    id,
+                    !ack
+                            ? PublishOutcome.rejected(id, "nacked by the broker")
+                            : unroutable != null
+                                    ? PublishOutcome.unroutable(id, unroutable)
+                                    : PublishOutcome.confirmed(id));
         }
         settled.clear();
         notifyAll();
@@ -117,8 +123,15 @@ class PublisherConfirms implements ConfirmListener {
     synchronized Map<UUID, PublishOutcome> outcomes(Collection<UUID> ids) {
         Map<UUID, PublishOutcome> result = new HashMap<>();
         for (UUID id : ids) {
-            result.put(id, outcomes.getOrDefault(id, PublishOutcome.failed(id,
-                    closedBecause != null ? closedBecause : "not sent: the channel failed earlier in the batch")));
+            result.put(
+                    id,
+                    outcomes.getOrDefault(
+                            id,
+                            PublishOutcome.failed(
+                                    id,
+                                    closedBecause != null
+                                            ? closedBecause
+                                            : "not sent: the channel failed earlier in the batch")));
         }
         return result;
     }

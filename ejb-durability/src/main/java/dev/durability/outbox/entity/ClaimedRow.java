@@ -9,5 +9,4 @@ import java.util.UUID;
  * @param recovered  whether the row's previous claim had expired: a worker died or stalled holding it
  * @param candidates how many due rows the claim looked at, so the drain can tell whether more are due
  */
-public record ClaimedRow(UUID id, String eventType, String envelope, Boolean recovered, Long candidates) {
-}
+public record ClaimedRow(UUID id, String eventType, String envelope, Boolean recovered, Long candidates) {}

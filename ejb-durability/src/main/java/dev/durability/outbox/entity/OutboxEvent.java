@@ -10,7 +10,6 @@ import jakarta.persistence.Id;
 import jakarta.persistence.NamedNativeQuery;
 import jakarta.persistence.SqlResultSetMapping;
 import jakarta.persistence.Table;
-
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.Objects;
@@ -23,19 +22,39 @@ import java.util.UUID;
  */
 @Entity
 @Table(name = "event_outbox")
-@SqlResultSetMapping(name = OutboxEvent.CLAIMED_ROW, classes = @ConstructorResult(targetClass = ClaimedRow.class,
-        columns = {@ColumnResult(name = "id", type = UUID.class), @ColumnResult(name = "event_type", type = String.class),
-                @ColumnResult(name = "envelope", type = String.class),
-                @ColumnResult(name = "recovered", type = Boolean.class),
-                @ColumnResult(name = "candidates", type = Long.class)}))
-@SqlResultSetMapping(name = OutboxEvent.PUBLISHED_ROW, classes = @ConstructorResult(targetClass = PublishedRow.class,
-        columns = {@ColumnResult(name = "id", type = UUID.class), @ColumnResult(name = "lag", type = Double.class)}))
-@SqlResultSetMapping(name = OutboxEvent.STATUS, classes = @ConstructorResult(targetClass = OutboxStatus.class,
-        columns = {@ColumnResult(name = "depth", type = Long.class),
-                @ColumnResult(name = "oldest", type = Double.class),
-                @ColumnResult(name = "beyond_grace", type = Long.class),
-                @ColumnResult(name = "with_errors", type = Long.class),
-                @ColumnResult(name = "unroutable", type = Long.class)}))
+@SqlResultSetMapping(
+        name = OutboxEvent.CLAIMED_ROW,
+        classes =
+                @ConstructorResult(
+                        targetClass = ClaimedRow.class,
+                        columns = {
+                            @ColumnResult(name = "id", type = UUID.class),
+                            @ColumnResult(name = "event_type", type = String.class),
+                            @ColumnResult(name = "envelope", type = String.class),
+                            @ColumnResult(name = "recovered", type = Boolean.class),
+                            @ColumnResult(name = "candidates", type = Long.class)
+                        }))
+@SqlResultSetMapping(
+        name = OutboxEvent.PUBLISHED_ROW,
+        classes =
+                @ConstructorResult(
+                        targetClass = PublishedRow.class,
+                        columns = {
+                            @ColumnResult(name = "id", type = UUID.class),
+                            @ColumnResult(name = "lag", type = Double.class)
+                        }))
+@SqlResultSetMapping(
+        name = OutboxEvent.STATUS,
+        classes =
+                @ConstructorResult(
+                        targetClass = OutboxStatus.class,
+                        columns = {
+                            @ColumnResult(name = "depth", type = Long.class),
+                            @ColumnResult(name = "oldest", type = Double.class),
+                            @ColumnResult(name = "beyond_grace", type = Long.class),
+                            @ColumnResult(name = "with_errors", type = Long.class),
+                            @ColumnResult(name = "unroutable", type = Long.class)
+                        }))
 // Every statement below takes its parameters in one order: the claim token first (?1) where there is
 // one, then the row ids (?2), then what the statement alone needs. Parameters are cast in SQL, so the
 // statements do not depend on how the driver types them. Every statement runs on the database clock.

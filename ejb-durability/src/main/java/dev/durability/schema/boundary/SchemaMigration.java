@@ -11,14 +11,13 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.inject.Inject;
-import org.flywaydb.core.api.output.MigrateResult;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Brings the schema to the version this build expects, at start-up, on every server. Flyway serializes
@@ -43,9 +42,10 @@ public class SchemaMigration {
     void migrate() {
         requireUntypedStrings();
         requireSchemaOfTheDataSource();
-        MigrateResult result = MigrationPlan.forSchema(dataSource, service.schema()).migrate();
-        LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion
-                + " (" + result.migrationsExecuted + " migrations applied now)");
+        MigrateResult result =
+                MigrationPlan.forSchema(dataSource, service.schema()).migrate();
+        LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion + " ("
+                + result.migrationsExecuted + " migrations applied now)");
     }
 
     /**
@@ -56,8 +56,8 @@ public class SchemaMigration {
     private void requireSchemaOfTheDataSource() {
         String searchPath;
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement show = connection.prepareStatement("SELECT current_setting('search_path')");
-             ResultSet rs = show.executeQuery()) {
+                PreparedStatement show = connection.prepareStatement("SELECT current_setting('search_path')");
+                ResultSet rs = show.executeQuery()) {
             rs.next();
             searchPath = rs.getString(1);
         } catch (SQLException e) {
@@ -65,9 +65,13 @@ public class SchemaMigration {
         }
         String first = searchPath.split(",")[0].trim().replace("\"", "");
         if (!first.equals(service.schema())) {
-            throw new InvalidConfigurationException(ServiceConfig.SCHEMA, service.schema(), "differs from the "
-                    + "schema of data source jdbc/durability (its currentSchema; search_path '" + searchPath + "'): "
-                    + "set both to the same schema, e.g. with the server variable db.schema (DB_SCHEMA)");
+            throw new InvalidConfigurationException(
+                    ServiceConfig.SCHEMA,
+                    service.schema(),
+                    "differs from the "
+                            + "schema of data source jdbc/durability (its currentSchema; search_path '" + searchPath
+                            + "'): "
+                            + "set both to the same schema, e.g. with the server variable db.schema (DB_SCHEMA)");
         }
     }
 
@@ -78,14 +82,16 @@ public class SchemaMigration {
      */
     private void requireUntypedStrings() {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement probe = connection.prepareStatement("SELECT CAST('{}' AS jsonb) = ?")) {
+                PreparedStatement probe = connection.prepareStatement("SELECT CAST('{}' AS jsonb) = ?")) {
             probe.setString(1, "{}");
             probe.executeQuery().close();
         } catch (SQLException e) {
             if ("42883".equals(e.getSQLState())) { // operator does not exist: jsonb = character varying
-                throw new IllegalStateException("Data source jdbc/durability must set the PostgreSQL driver property "
-                        + "stringType=unspecified (in server.xml: <properties.postgresql stringType=\"unspecified\" .../>): "
-                        + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "Data source jdbc/durability must set the PostgreSQL driver property "
+                                + "stringType=unspecified (in server.xml: <properties.postgresql stringType=\"unspecified\" .../>): "
+                                + e.getMessage(),
+                        e);
             }
             throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
         }

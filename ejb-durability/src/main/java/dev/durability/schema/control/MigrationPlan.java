@@ -1,8 +1,7 @@
 package dev.durability.schema.control;
 
-import org.flywaydb.core.Flyway;
-
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
 
 /**
  * The one Flyway configuration of the library's schema: used at start-up by every server, and by the
@@ -12,8 +11,7 @@ public final class MigrationPlan {
     /** The library's own history table, so an application's Flyway history in the same schema stays its own. */
     public static final String HISTORY_TABLE = "durability_schema_history";
 
-    private MigrationPlan() {
-    }
+    private MigrationPlan() {}
 
     public static Flyway forSchema(DataSource dataSource, String schema) {
         return Flyway.configure(MigrationPlan.class.getClassLoader())

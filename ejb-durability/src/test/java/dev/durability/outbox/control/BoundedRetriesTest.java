@@ -1,7 +1,7 @@
 package dev.durability.outbox.control;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
@@ -10,9 +10,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 class BoundedRetriesTest {
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -39,9 +38,11 @@ class BoundedRetriesTest {
     void retriesStopWithTheLastFailureWhenNoPauseFitsTheBudget() {
         AtomicInteger attempts = new AtomicInteger();
         assertThatThrownBy(() -> new BoundedRetries(executor, Duration.ofMillis(1500)).run(() -> {
-            attempts.incrementAndGet();
-            throw new SQLTransientConnectionException("database down");
-        })).isInstanceOf(SQLTransientConnectionException.class).hasMessage("database down");
+                    attempts.incrementAndGet();
+                    throw new SQLTransientConnectionException("database down");
+                }))
+                .isInstanceOf(SQLTransientConnectionException.class)
+                .hasMessage("database down");
         // 0 ms, then after 200 ms, then after 1000 ms; the next pause (3 s) no longer fits 1.5 s.
         assertThat(attempts).hasValue(3);
     }
@@ -51,9 +52,11 @@ class BoundedRetriesTest {
         CountDownLatch never = new CountDownLatch(1);
         long started = System.nanoTime();
         assertThatThrownBy(() -> new BoundedRetries(executor, Duration.ofMillis(300)).run(() -> {
-            never.await(); // a pool with no connection to spare, a lock held elsewhere
-            return "too late";
-        })).isInstanceOf(TimeoutException.class).hasMessageContaining("300 ms");
+                    never.await(); // a pool with no connection to spare, a lock held elsewhere
+                    return "too late";
+                }))
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("300 ms");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
         never.countDown();
     }

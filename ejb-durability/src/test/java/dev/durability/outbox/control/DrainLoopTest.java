@@ -1,13 +1,12 @@
 package dev.durability.outbox.control;
 
-import dev.durability.outbox.entity.ClaimedRow;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durability.outbox.entity.ClaimedRow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class DrainLoopTest {
     private static final int BATCH = 100;
@@ -39,7 +38,10 @@ class DrainLoopTest {
     @Test
     void nackedAndUnreadableMessagesFailAloneAndTheDrainGoesOn() {
         Claim full = claim(BATCH, BATCH);
-        List<PublishOutcome> mixed = outcomes(full, PublishOutcome.Result.CONFIRMED, PublishOutcome.Result.REJECTED,
+        List<PublishOutcome> mixed = outcomes(
+                full,
+                PublishOutcome.Result.CONFIRMED,
+                PublishOutcome.Result.REJECTED,
                 PublishOutcome.Result.UNROUTABLE);
         assertThat(DrainLoop.after(full, mixed, BATCH, true)).isEqualTo(DrainLoop.Next.CLAIM_AGAIN);
         assertThat(DrainLoop.after(full, outcomes(full, PublishOutcome.Result.REJECTED), BATCH, true))
@@ -91,7 +93,8 @@ class DrainLoopTest {
     @Test
     void aBlockedBrokerGetsNoClaimButAnUnreachableOneGetsOneBatchToRecordTheFailure() {
         assertThat(DrainLoop.mayClaim(BrokerReadiness.blocked("memory alarm"))).isFalse();
-        assertThat(DrainLoop.mayClaim(BrokerReadiness.unreachable("connection refused"))).isTrue();
+        assertThat(DrainLoop.mayClaim(BrokerReadiness.unreachable("connection refused")))
+                .isTrue();
         assertThat(DrainLoop.mayClaim(BrokerReadiness.ready())).isTrue();
     }
 }

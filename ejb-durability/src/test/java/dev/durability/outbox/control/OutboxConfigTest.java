@@ -1,10 +1,10 @@
 package dev.durability.outbox.control;
 
-import dev.durability.config.control.InvalidConfigurationException;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.durability.config.control.InvalidConfigurationException;
+import org.junit.jupiter.api.Test;
 
 class OutboxConfigTest {
 
@@ -34,8 +34,10 @@ class OutboxConfigTest {
     void batchSizeOutOfRangeNamesTheKey() {
         OutboxConfig config = defaults();
         config.batchSize = 0;
-        assertThatThrownBy(config::validate).isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("durability.outbox.batch-size").hasMessageContaining("'0'");
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.outbox.batch-size")
+                .hasMessageContaining("'0'");
     }
 
     @Test

@@ -1,21 +1,21 @@
 package dev.durability.outbox.control;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Return;
 import com.rabbitmq.client.ShutdownSignalException;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class PublisherConfirmsTest {
     private final PublisherConfirms confirms = new PublisherConfirms();
-    private final List<UUID> ids = IntStream.range(0, 5).mapToObj(i -> UUID.randomUUID()).toList();
+    private final List<UUID> ids =
+            IntStream.range(0, 5).mapToObj(i -> UUID.randomUUID()).toList();
 
     /** Sends the events with sequence numbers 10, 11, 12, ... as a channel would. */
     private void sendAll() {
@@ -64,13 +64,15 @@ class PublisherConfirmsTest {
     @Test
     void aReturnBeforeItsAckMakesTheMessageUnroutableNotDelivered() throws Exception {
         sendAll();
-        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(ids.get(1).toString()).build();
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .messageId(ids.get(1).toString())
+                .build();
         confirms.returned(new Return(312, "NO_ROUTE", "durability.events", "order.placed", properties, new byte[0]));
         confirms.handleAck(14, true);
         confirms.await(System.nanoTime() + Duration.ofSeconds(1).toNanos());
         assertThat(result(1)).isEqualTo(PublishOutcome.Result.UNROUTABLE);
-        assertThat(outcomes().get(ids.get(1)).detail()).isEqualTo(
-                "unroutable: 312 NO_ROUTE (exchange durability.events, routing key order.placed)");
+        assertThat(outcomes().get(ids.get(1)).detail())
+                .isEqualTo("unroutable: 312 NO_ROUTE (exchange durability.events, routing key order.placed)");
         assertThat(result(0)).isEqualTo(PublishOutcome.Result.CONFIRMED);
     }
 
