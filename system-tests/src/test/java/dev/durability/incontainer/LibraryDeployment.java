@@ -11,15 +11,6 @@ import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.schema.control.MigrationPlan;
-import org.assertj.core.api.Assertions;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.asset.EmptyAsset;
-import org.jboss.shrinkwrap.api.asset.StringAsset;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
-
-import javax.sql.DataSource;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +25,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
+import javax.sql.DataSource;
+import org.assertj.core.api.Assertions;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.EmptyAsset;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
  * The smallest WAR that holds the library's staging and claiming beans (not its timers or start-up
@@ -43,8 +42,7 @@ final class LibraryDeployment {
     static final String DATA_SOURCE = "jdbc/durability-incontainer";
     static final String SCHEMA = "durability_incontainer";
 
-    private LibraryDeployment() {
-    }
+    private LibraryDeployment() {}
 
     static WebArchive create(String name, Class<?>... tests) {
         WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
@@ -52,17 +50,26 @@ final class LibraryDeployment {
                 .addClass(LibraryDeployment.class)
                 .addPackage(EventEnvelope.class.getPackage())
                 .addClass("dev.durability.outbox.boundary.StagingRefused")
-                .addClasses(OutboxStager.class, ServiceConfig.class,
-                        InvalidConfigurationException.class)
+                .addClasses(OutboxStager.class, ServiceConfig.class, InvalidConfigurationException.class)
                 .addPackage(OutboxEvent.class.getPackage())
-                .addClasses(OutboxClaims.class, OutboxConfig.class, Claim.class, PublishOutcome.class,
-                        PublishOutcome.Result.class, MigrationPlan.class)
-                .addAsLibraries(jarOf(Generators.class), jarOf(Flyway.class), jarOf(Assertions.class),
+                .addClasses(
+                        OutboxClaims.class,
+                        OutboxConfig.class,
+                        Claim.class,
+                        PublishOutcome.class,
+                        PublishOutcome.Result.class,
+                        MigrationPlan.class)
+                .addAsLibraries(
+                        jarOf(Generators.class),
+                        jarOf(Flyway.class),
+                        jarOf(Assertions.class),
                         jarOf(PostgreSQLConfigurationExtension.class))
                 .addAsResource("META-INF/microprofile-config.properties")
                 // The shipped persistence unit, pointed at the tests' own data source.
-                .addAsResource(new StringAsset(shippedPersistenceXml().replace("<jta-data-source>jdbc/durability<",
-                        "<jta-data-source>" + DATA_SOURCE + "<")), "META-INF/persistence.xml")
+                .addAsResource(
+                        new StringAsset(shippedPersistenceXml()
+                                .replace("<jta-data-source>jdbc/durability<", "<jta-data-source>" + DATA_SOURCE + "<")),
+                        "META-INF/persistence.xml")
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
         addMigrations(war);
         return war;
@@ -92,14 +99,17 @@ final class LibraryDeployment {
     /** The library's migrations applied to the tests' own schema, then every outbox row removed. */
     static void freshOutbox(DataSource dataSource) throws SQLException {
         MigrationPlan.forSchema(dataSource, SCHEMA).migrate();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM " + SCHEMA + ".event_outbox");
         }
     }
 
     private static String shippedPersistenceXml() {
         try (InputStream xml = OutboxEvent.class.getClassLoader().getResourceAsStream("META-INF/persistence.xml")) {
-            return new String(Objects.requireNonNull(xml, "ejb-durability's META-INF/persistence.xml").readAllBytes(),
+            return new String(
+                    Objects.requireNonNull(xml, "ejb-durability's META-INF/persistence.xml")
+                            .readAllBytes(),
                     StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -109,7 +119,8 @@ final class LibraryDeployment {
     /** Rows of the tests' outbox matching a condition whose {@code ?} placeholders take these parameters. */
     static long count(DataSource dataSource, String where, Object... parameters) throws SQLException {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + SCHEMA + ".event_outbox WHERE " + where)) {
+                PreparedStatement s =
+                        c.prepareStatement("SELECT count(*) FROM " + SCHEMA + ".event_outbox WHERE " + where)) {
             for (int i = 0; i < parameters.length; i++) {
                 s.setObject(i + 1, parameters[i]);
             }
@@ -122,7 +133,8 @@ final class LibraryDeployment {
 
     private static File jarOf(Class<?> type) {
         try {
-            return new File(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return new File(
+                    type.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }

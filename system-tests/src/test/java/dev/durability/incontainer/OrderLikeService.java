@@ -4,7 +4,6 @@ import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
-
 import java.util.UUID;
 
 /** A business EJB as an adopting team writes one: container-managed transactions, OutboxStager injected. */
@@ -15,12 +14,18 @@ public class OrderLikeService {
     OutboxStager outbox;
 
     public UUID place(UUID aggregate) {
-        return outbox.stage("order.placed", aggregate, Json.createObjectBuilder().add("ok", true).build());
+        return outbox.stage(
+                "order.placed",
+                aggregate,
+                Json.createObjectBuilder().add("ok", true).build());
     }
 
     /** Stages, then fails the way business code does: a runtime exception rolls the container transaction back. */
     public UUID placeThenFail(UUID aggregate) {
-        outbox.stage("order.placed", aggregate, Json.createObjectBuilder().add("ok", false).build());
+        outbox.stage(
+                "order.placed",
+                aggregate,
+                Json.createObjectBuilder().add("ok", false).build());
         throw new IllegalStateException("the business rule failed after staging");
     }
 }

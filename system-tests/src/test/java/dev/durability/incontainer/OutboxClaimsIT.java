@@ -1,5 +1,7 @@
 package dev.durability.incontainer;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.durability.outbox.boundary.OutboxStager;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
@@ -10,15 +12,6 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.transaction.UserTransaction;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-import javax.naming.InitialContext;
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,8 +22,14 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import javax.naming.InitialContext;
+import javax.sql.DataSource;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The drain's claim, stamp and release statements inside the container, on the real table: SKIP LOCKED
@@ -91,15 +90,21 @@ class OutboxClaimsIT {
         return inTransaction(() -> {
             List<UUID> ids = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                ids.add(stager.stage("claims.tested", UUID.randomUUID(),
-                        Json.createObjectBuilder().add("n", i).add("filler", filler).build()));
+                ids.add(stager.stage(
+                        "claims.tested",
+                        UUID.randomUUID(),
+                        Json.createObjectBuilder()
+                                .add("n", i)
+                                .add("filler", filler)
+                                .build()));
             }
             return ids;
         });
     }
 
     private void sql(String statement, Object... parameters) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(statement)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(statement)) {
             for (int i = 0; i < parameters.length; i++) {
                 s.setObject(i + 1, parameters[i]);
             }
@@ -109,8 +114,9 @@ class OutboxClaimsIT {
 
     /** The database's clock, in epoch seconds: backoff is computed on it, so it is measured on it. */
     private double databaseNow() throws Exception {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT EXTRACT(EPOCH FROM clock_timestamp())")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT EXTRACT(EPOCH FROM clock_timestamp())")) {
             rs.next();
             return rs.getDouble(1);
         }
@@ -118,8 +124,8 @@ class OutboxClaimsIT {
 
     private double nextAttemptAt(UUID id) throws Exception {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT EXTRACT(EPOCH FROM next_attempt_at) FROM " + TABLE
-                     + " WHERE id = ?")) {
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT EXTRACT(EPOCH FROM next_attempt_at) FROM " + TABLE + " WHERE id = ?")) {
             s.setObject(1, id);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
@@ -184,7 +190,9 @@ class OutboxClaimsIT {
         assertThat(first.moreDue(100)).isTrue();
         assertThat(ids(second)).isEqualTo(staged.subList(100, 150));
         assertThat(second.moreDue(100)).isFalse();
-        assertThat(third.isEmpty()).as("claimed rows are not due again before their lease expires").isTrue();
+        assertThat(third.isEmpty())
+                .as("claimed rows are not due again before their lease expires")
+                .isTrue();
         assertThat(first.token()).isNotEqualTo(second.token());
         assertThat(first.recovered()).isZero();
         assertThat(count("claimed_at IS NOT NULL AND claim_token IS NOT NULL AND claimed_by IS NOT NULL"))
@@ -199,7 +207,9 @@ class OutboxClaimsIT {
         Claim first = inTransaction(claims::claim);
         assertThat(first.size()).as("16 MiB holds 16 envelopes of 1 MB").isEqualTo(16);
         assertThat(ids(first)).isEqualTo(staged.subList(0, 16));
-        assertThat(first.moreDue(100)).as("rows were left behind by the byte bound").isTrue();
+        assertThat(first.moreDue(100))
+                .as("rows were left behind by the byte bound")
+                .isTrue();
         Claim second = inTransaction(claims::claim);
         assertThat(ids(second)).isEqualTo(staged.subList(16, 20));
         assertThat(second.moreDue(100)).isFalse();
@@ -214,30 +224,43 @@ class OutboxClaimsIT {
         sql("UPDATE " + TABLE + " SET claimed_at = claimed_at - interval '61 seconds'");
         Claim fresh = inTransaction(claims::claim);
         assertThat(fresh.size()).isEqualTo(1);
-        assertThat(fresh.recovered()).as("an expired claim is reported as a lease recovery").isEqualTo(1);
+        assertThat(fresh.recovered())
+                .as("an expired claim is reported as a lease recovery")
+                .isEqualTo(1);
 
-        assertThat(inTransaction(() -> claims.stamp(stale.token(), List.of(PublishOutcome.confirmed(id))))).isEmpty();
+        assertThat(inTransaction(() -> claims.stamp(stale.token(), List.of(PublishOutcome.confirmed(id)))))
+                .isEmpty();
         inTransaction(() -> claims.stamp(stale.token(), List.of(PublishOutcome.failed(id, "stale failure"))));
         inTransaction(() -> claims.stamp(stale.token(), List.of(PublishOutcome.unroutable(id, "stale unroutable"))));
-        assertThat(count("id = ? AND published_at IS NULL AND unroutable_at IS NULL AND attempts = 0"
-                + " AND last_error IS NULL AND claim_token = ?", id, fresh.token()))
-                .as("the stale worker changed nothing").isEqualTo(1);
+        assertThat(count(
+                        "id = ? AND published_at IS NULL AND unroutable_at IS NULL AND attempts = 0"
+                                + " AND last_error IS NULL AND claim_token = ?",
+                        id,
+                        fresh.token()))
+                .as("the stale worker changed nothing")
+                .isEqualTo(1);
 
         List<Double> lags = inTransaction(() -> claims.stamp(fresh.token(), List.of(PublishOutcome.confirmed(id))));
         assertThat(lags).singleElement().satisfies(lag -> assertThat(lag).isNotNegative());
-        assertThat(count("id = ? AND published_at IS NOT NULL AND published_at >= created_at", id)).isEqualTo(1);
+        assertThat(count("id = ? AND published_at IS NOT NULL AND published_at >= created_at", id))
+                .isEqualTo(1);
     }
 
     @Test
     void aFailedPublishReleasesTheClaimWithJitteredExponentialBackoffCappedAtSixtySeconds() throws Exception {
         UUID id = stage(1).get(0);
         failAndExpectBackoff(id, inTransaction(claims::claim), 0.5, 1.0);
-        assertThat(count("id = ? AND attempts = 1 AND last_error = 'broker unreachable' AND last_attempt_at IS NOT NULL"
-                + " AND claimed_at IS NULL AND claim_token IS NULL AND published_at IS NULL", id)).isEqualTo(1);
+        assertThat(count(
+                        "id = ? AND attempts = 1 AND last_error = 'broker unreachable' AND last_attempt_at IS NOT NULL"
+                                + " AND claimed_at IS NULL AND claim_token IS NULL AND published_at IS NULL",
+                        id))
+                .isEqualTo(1);
 
         sql("UPDATE " + TABLE + " SET attempts = 3, next_attempt_at = NULL");
         failAndExpectBackoff(id, inTransaction(claims::claim), 4.0, 8.0); // 1 s doubled three times, jittered
-        assertThat(inTransaction(claims::claim).isEmpty()).as("not due before its backoff elapsed").isTrue();
+        assertThat(inTransaction(claims::claim).isEmpty())
+                .as("not due before its backoff elapsed")
+                .isTrue();
 
         sql("UPDATE " + TABLE + " SET attempts = 40, next_attempt_at = NULL");
         failAndExpectBackoff(id, inTransaction(claims::claim), 30.0, 60.0); // capped at 60 s, jittered
@@ -248,21 +271,31 @@ class OutboxClaimsIT {
         UUID id = stage(1).get(0);
         Claim claim = inTransaction(claims::claim);
         inTransaction(() -> claims.stamp(claim.token(), List.of(PublishOutcome.rejected(id, "nacked by the broker"))));
-        assertThat(count("id = ? AND attempts = 1 AND last_error = 'nacked by the broker' AND claim_token IS NULL"
-                + " AND next_attempt_at > now()", id)).isEqualTo(1);
+        assertThat(count(
+                        "id = ? AND attempts = 1 AND last_error = 'nacked by the broker' AND claim_token IS NULL"
+                                + " AND next_attempt_at > now()",
+                        id))
+                .isEqualTo(1);
     }
 
     @Test
     void anUnroutableMessageIsKeptApartNeitherPublishedNorClaimedAgain() throws Exception {
         UUID id = stage(1).get(0);
         Claim claim = inTransaction(claims::claim);
-        List<Double> lags = inTransaction(() -> claims.stamp(claim.token(),
-                List.of(PublishOutcome.unroutable(id, "unroutable: 312 NO_ROUTE"))));
-        assertThat(lags).as("an unroutable message is not counted as a delivery").isEmpty();
-        assertThat(count("id = ? AND published_at IS NULL AND unroutable_at IS NOT NULL"
-                + " AND last_error = 'unroutable: 312 NO_ROUTE'", id)).isEqualTo(1);
+        List<Double> lags = inTransaction(
+                () -> claims.stamp(claim.token(), List.of(PublishOutcome.unroutable(id, "unroutable: 312 NO_ROUTE"))));
+        assertThat(lags)
+                .as("an unroutable message is not counted as a delivery")
+                .isEmpty();
+        assertThat(count(
+                        "id = ? AND published_at IS NULL AND unroutable_at IS NOT NULL"
+                                + " AND last_error = 'unroutable: 312 NO_ROUTE'",
+                        id))
+                .isEqualTo(1);
         sql("UPDATE " + TABLE + " SET claimed_at = claimed_at - interval '1 day'");
-        assertThat(inTransaction(claims::claim).isEmpty()).as("never claimed again, even after the lease").isTrue();
+        assertThat(inTransaction(claims::claim).isEmpty())
+                .as("never claimed again, even after the lease")
+                .isTrue();
     }
 
     @Test
@@ -283,7 +316,8 @@ class OutboxClaimsIT {
         // As if the row had been staged before the database clock was stepped back by a minute.
         sql("UPDATE " + TABLE + " SET created_at = now() + interval '1 minute' WHERE id = ?", id);
         Claim claim = inTransaction(claims::claim);
-        assertThat(inTransaction(() -> claims.stamp(claim.token(), List.of(PublishOutcome.confirmed(id))))).hasSize(1);
+        assertThat(inTransaction(() -> claims.stamp(claim.token(), List.of(PublishOutcome.confirmed(id)))))
+                .hasSize(1);
         assertThat(count("id = ? AND published_at = created_at", id)).isEqualTo(1);
     }
 
@@ -293,8 +327,11 @@ class OutboxClaimsIT {
         sql("UPDATE " + TABLE + " SET created_at = created_at - interval '400 days'");
         Claim claim = inTransaction(claims::claim);
         assertThat(claim.size()).as("an old pending row is still claimed").isEqualTo(2);
-        inTransaction(() -> claims.stamp(claim.token(), List.of(PublishOutcome.confirmed(ids.get(0)),
-                PublishOutcome.rejected(ids.get(1), "nacked by the broker"))));
+        inTransaction(() -> claims.stamp(
+                claim.token(),
+                List.of(
+                        PublishOutcome.confirmed(ids.get(0)),
+                        PublishOutcome.rejected(ids.get(1), "nacked by the broker"))));
         sql("UPDATE " + TABLE + " SET next_attempt_at = now() - interval '1 second'");
         assertThat(ids(inTransaction(claims::claim))).containsExactly(ids.get(1));
     }

@@ -1,5 +1,8 @@
 package dev.durability.incontainer;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
 import dev.durability.outbox.boundary.OutboxStager;
@@ -10,23 +13,19 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.persistence.TransactionRequiredException;
 import jakarta.transaction.UserTransaction;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.assertj.core.api.ThrowableAssert;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.assertj.core.api.ThrowableAssert;
-
-import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** OutboxStager inside the container: it joins the caller's JTA transaction and refuses to run without one. */
 @ExtendWith(ArquillianExtension.class)
@@ -65,7 +64,8 @@ class OutboxStagerIT {
     @Test
     void stageWithoutATransactionFailsLoudlyAndWritesNothing() throws Exception {
         UUID aggregate = UUID.randomUUID();
-        assertThatThrownBy(() -> stager.stage("order.placed", aggregate, Json.createObjectBuilder().build()))
+        assertThatThrownBy(() -> stager.stage(
+                        "order.placed", aggregate, Json.createObjectBuilder().build()))
                 .isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("needs an active JTA transaction");
         assertThat(rowsOf(aggregate)).isZero();
@@ -75,14 +75,16 @@ class OutboxStagerIT {
     void aBusinessMethodThatStagesAndCommitsLeavesOnePendingRow() throws Exception {
         UUID aggregate = UUID.randomUUID();
         UUID id = service.place(aggregate);
-        assertThat(LibraryDeployment.count(dataSource, "id = ? AND aggregate_id = ? AND published_at IS NULL", id,
-                aggregate)).isEqualTo(1);
+        assertThat(LibraryDeployment.count(
+                        dataSource, "id = ? AND aggregate_id = ? AND published_at IS NULL", id, aggregate))
+                .isEqualTo(1);
     }
 
     @Test
     void aBusinessMethodThatStagesThenThrowsLeavesNoRow() throws Exception {
         UUID aggregate = UUID.randomUUID();
-        assertThatThrownBy(() -> service.placeThenFail(aggregate)).isInstanceOf(EJBException.class)
+        assertThatThrownBy(() -> service.placeThenFail(aggregate))
+                .isInstanceOf(EJBException.class)
                 .hasCauseInstanceOf(IllegalStateException.class);
         assertThat(rowsOf(aggregate)).isZero();
     }
@@ -91,7 +93,10 @@ class OutboxStagerIT {
     void stageInARolledBackTransactionLeavesNoRow() throws Exception {
         UUID aggregate = UUID.randomUUID();
         transaction.begin();
-        stager.stage("order.placed", aggregate, Json.createObjectBuilder().add("n", 1).build());
+        stager.stage(
+                "order.placed",
+                aggregate,
+                Json.createObjectBuilder().add("n", 1).build());
         transaction.rollback();
         assertThat(rowsOf(aggregate)).isZero();
     }
@@ -100,13 +105,21 @@ class OutboxStagerIT {
     void stageInACommittedTransactionWritesOnePendingRow() throws Exception {
         UUID aggregate = UUID.randomUUID();
         transaction.begin();
-        UUID id = stager.stage("order.placed", aggregate, Json.createObjectBuilder().add("n", 1).build());
+        UUID id = stager.stage(
+                "order.placed",
+                aggregate,
+                Json.createObjectBuilder().add("n", 1).build());
         transaction.commit();
         assertThat(id.version()).isEqualTo(7);
-        assertThat(LibraryDeployment.count(dataSource, "id = ? AND aggregate_id = ? AND event_type = 'order.placed'"
-                + " AND published_at IS NULL AND attempts = 0 AND envelope ->> 'id' = ?"
-                + " AND envelope ->> 'source_service' = 'orders' AND envelope -> 'payload' ->> 'n' = '1'",
-                id, aggregate, id.toString())).isEqualTo(1);
+        assertThat(LibraryDeployment.count(
+                        dataSource,
+                        "id = ? AND aggregate_id = ? AND event_type = 'order.placed'"
+                                + " AND published_at IS NULL AND attempts = 0 AND envelope ->> 'id' = ?"
+                                + " AND envelope ->> 'source_service' = 'orders' AND envelope -> 'payload' ->> 'n' = '1'",
+                        id,
+                        aggregate,
+                        id.toString()))
+                .isEqualTo(1);
     }
 
     @Test
@@ -114,12 +127,17 @@ class OutboxStagerIT {
         UUID aggregate = UUID.randomUUID();
         List<EventEnvelope> envelopes = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
-            envelopes.add(stager.envelope("order.placed", aggregate, Json.createObjectBuilder().add("n", i).build()));
+            envelopes.add(stager.envelope(
+                    "order.placed",
+                    aggregate,
+                    Json.createObjectBuilder().add("n", i).build()));
         }
         transaction.begin();
         List<UUID> ids = stager.stage(envelopes);
         transaction.commit();
-        assertThat(ids).hasSize(10_000).doesNotHaveDuplicates()
+        assertThat(ids)
+                .hasSize(10_000)
+                .doesNotHaveDuplicates()
                 .isEqualTo(envelopes.stream().map(EventEnvelope::id).toList());
         assertThat(rowsOf(aggregate)).isEqualTo(10_000);
     }
@@ -128,9 +146,16 @@ class OutboxStagerIT {
     void aCollectionWithOneEnvelopeOverTheLimitIsRefusedWholeAtTheCall() throws Exception {
         UUID aggregate = UUID.randomUUID();
         List<EventEnvelope> envelopes = List.of(
-                stager.envelope("order.placed", aggregate, Json.createObjectBuilder().add("n", 1).build()),
-                stager.envelope("order.placed", aggregate,
-                        Json.createObjectBuilder().add("blob", "x".repeat(2 * 1024 * 1024)).build()));
+                stager.envelope(
+                        "order.placed",
+                        aggregate,
+                        Json.createObjectBuilder().add("n", 1).build()),
+                stager.envelope(
+                        "order.placed",
+                        aggregate,
+                        Json.createObjectBuilder()
+                                .add("blob", "x".repeat(2 * 1024 * 1024))
+                                .build()));
         assertRefusedAtTheCall(() -> stager.stage(envelopes), "durability.outbox.max-envelope-bytes");
         assertThat(rowsOf(aggregate)).isZero();
     }
@@ -138,7 +163,9 @@ class OutboxStagerIT {
     @Test
     void stageRefusesAnEnvelopeOverTheSizeLimitAtTheCall() throws Exception {
         String twoMebibytes = "x".repeat(2 * 1024 * 1024);
-        assertRefusedAtTheCall("order.placed", Json.createObjectBuilder().add("blob", twoMebibytes).build(),
+        assertRefusedAtTheCall(
+                "order.placed",
+                Json.createObjectBuilder().add("blob", twoMebibytes).build(),
                 "durability.outbox.max-envelope-bytes");
     }
 
@@ -149,21 +176,33 @@ class OutboxStagerIT {
 
     @Test
     void stageRefusesANulCharacterAtTheCallInsteadOfFailingInTheDatabase() throws Exception {
-        assertRefusedAtTheCall("order.placed", Json.createObjectBuilder()
-                .add("items", Json.createArrayBuilder().add(Json.createObjectBuilder().add("name", "a\u0000b")))
-                .build(), "NUL");
-        assertRefusedAtTheCall("order.placed", Json.createObjectBuilder().add("key\u0000", 1).build(), "NUL");
+        assertRefusedAtTheCall(
+                "order.placed",
+                Json.createObjectBuilder()
+                        .add(
+                                "items",
+                                Json.createArrayBuilder()
+                                        .add(Json.createObjectBuilder().add("name", "a\u0000b")))
+                        .build(),
+                "NUL");
+        assertRefusedAtTheCall(
+                "order.placed", Json.createObjectBuilder().add("key\u0000", 1).build(), "NUL");
     }
 
     @Test
     void stagingInATransactionThatAlreadyWroteThroughAnotherDataSourceIsRefusedClearly() throws Exception {
         UUID aggregate = UUID.randomUUID();
         transaction.begin();
-        try (Connection business = otherDataSource.getConnection(); Statement s = business.createStatement()) {
+        try (Connection business = otherDataSource.getConnection();
+                Statement s = business.createStatement()) {
             s.execute("SELECT 1");
-            assertThatThrownBy(() -> stager.stage("order.placed", aggregate, Json.createObjectBuilder().build()))
+            assertThatThrownBy(() -> stager.stage(
+                            "order.placed",
+                            aggregate,
+                            Json.createObjectBuilder().build()))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("jdbc/durability").hasMessageContaining("non-XA");
+                    .hasMessageContaining("jdbc/durability")
+                    .hasMessageContaining("non-XA");
         } finally {
             transaction.rollback();
         }
@@ -180,7 +219,9 @@ class OutboxStagerIT {
     private void assertRefusedAtTheCall(ThrowableAssert.ThrowingCallable call, String named) throws Exception {
         transaction.begin();
         try {
-            assertThatThrownBy(call).isInstanceOf(InvalidEnvelopeException.class).hasMessageContaining(named);
+            assertThatThrownBy(call)
+                    .isInstanceOf(InvalidEnvelopeException.class)
+                    .hasMessageContaining(named);
         } finally {
             transaction.rollback();
         }

@@ -1,15 +1,14 @@
 package dev.durability.it;
 
-import dev.durability.envelope.EventEnvelope;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.durability.envelope.EventEnvelope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
 
 /**
  * A broker resource alarm (here: memory) blocks publishers. Nothing staged meanwhile is claimed,
@@ -30,19 +29,27 @@ class BrokerBlockedIT {
                 outbox.seed(envelopes);
                 // Several ticks, and longer than a batch caught by the alarm would need to time out (10 s).
                 Thread.sleep(12_000);
-                assertThat(queue.messages()).as("nothing gets through a blocked broker").isEmpty();
-                assertThat(outbox.count("event_type = ? AND published_at IS NOT NULL", eventType)).isZero();
+                assertThat(queue.messages())
+                        .as("nothing gets through a blocked broker")
+                        .isEmpty();
+                assertThat(outbox.count("event_type = ? AND published_at IS NOT NULL", eventType))
+                        .isZero();
                 assertThat(outbox.count("event_type = ? AND (attempts > 0 OR claimed_at IS NOT NULL)", eventType))
-                        .as("no row claimed, no attempt counted during the alarm").isZero();
+                        .as("no row claimed, no attempt counted during the alarm")
+                        .isZero();
             } finally {
                 Rabbitmq.setMemoryHighWatermark(watermark);
             }
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).until(() -> outbox.count(
-                    "event_type = ? AND published_at IS NULL", eventType) == 0);
-            Set<String> expected = envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
-            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(
-                    queue.messages().stream().map(EventQueue.Message::id).collect(Collectors.toSet()))
-                    .containsAll(expected));
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> outbox.count("event_type = ? AND published_at IS NULL", eventType) == 0);
+            Set<String> expected =
+                    envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+            await().atMost(Duration.ofSeconds(15))
+                    .untilAsserted(() -> assertThat(queue.messages().stream()
+                                    .map(EventQueue.Message::id)
+                                    .collect(Collectors.toSet()))
+                            .containsAll(expected));
         }
     }
 }

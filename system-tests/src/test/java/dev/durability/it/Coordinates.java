@@ -4,8 +4,7 @@ import java.net.URI;
 
 /** Where the services under test are: environment variables with localhost defaults, as the server reads them. */
 final class Coordinates {
-    private Coordinates() {
-    }
+    private Coordinates() {}
 
     static String env(String name, String fallback) {
         String value = System.getenv(name);

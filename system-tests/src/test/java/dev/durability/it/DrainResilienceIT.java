@@ -1,16 +1,13 @@
 package dev.durability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,9 +18,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The drain under conditions a long-running service meets: a backlog in which some messages fail,
@@ -44,12 +43,20 @@ class DrainResilienceIT {
     @BeforeAll
     void startServer() throws Exception {
         OutboxTable.dropSchema(SCHEMA);
-        server = LibertyServer.copyOfMain("durability-drain", 9193, Map.of(
-                "DB_SCHEMA", SCHEMA,
-                "DURABILITY_INSTANCE_NAME", "it-drain",
-                "DURABILITY_BROKER_EVENTS_EXCHANGE", EXCHANGE,
-                "DURABILITY_OUTBOX_POLL_INTERVAL_MS", Long.toString(POLL.toMillis()),
-                "DURABILITY_OUTBOX_TICK_BUDGET_MS", "300"));
+        server = LibertyServer.copyOfMain(
+                "durability-drain",
+                9193,
+                Map.of(
+                        "DB_SCHEMA",
+                        SCHEMA,
+                        "DURABILITY_INSTANCE_NAME",
+                        "it-drain",
+                        "DURABILITY_BROKER_EVENTS_EXCHANGE",
+                        EXCHANGE,
+                        "DURABILITY_OUTBOX_POLL_INTERVAL_MS",
+                        Long.toString(POLL.toMillis()),
+                        "DURABILITY_OUTBOX_TICK_BUDGET_MS",
+                        "300"));
         server.start();
         server.awaitApplicationStarted();
     }
@@ -89,7 +96,7 @@ class DrainResilienceIT {
         String good = "mixed.good_" + Long.toHexString(System.nanoTime());
         String refused = "mixed.refused_" + Long.toHexString(System.nanoTime());
         try (EventQueue deliveries = new EventQueue(EXCHANGE, Map.of(), Map.of(), good);
-             EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
+                EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
             // 2,000 rows, one in ten failing: nacked by a full queue, or unreadable. Interleaved by creation time.
             List<EventEnvelope> goodRows = envelopes(good, 1_800);
             List<EventEnvelope> nackedRows = envelopes(refused, 150);
@@ -102,12 +109,15 @@ class DrainResilienceIT {
                 unreadable.add(seedUnreadable(good));
             }
 
-            await("the first event of the backlog").atMost(POLL.plusSeconds(15)).pollInterval(Duration.ofMillis(100))
+            await("the first event of the backlog")
+                    .atMost(POLL.plusSeconds(15))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> !deliveries.messages().isEmpty());
             Instant firstArrival = Instant.now();
             // A drain that stopped at the first failed batch, or at its 300 ms budget, would wait 20 s for the
             // next poll; one that goes on publishes the whole backlog well before that.
-            await("every good row, within one poll interval").atMost(POLL.minusSeconds(5))
+            await("every good row, within one poll interval")
+                    .atMost(POLL.minusSeconds(5))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> ids(deliveries).containsAll(ids(goodRows)));
             assertThat(Duration.between(firstArrival, Instant.now())).isLessThan(POLL.minusSeconds(5));
@@ -138,17 +148,22 @@ class DrainResilienceIT {
         JsonObject payload = Json.createObjectBuilder().add("items", items).build();
         List<EventEnvelope> envelopes = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            envelopes.add(EventEnvelope.builder(heavy, "orders").payload(payload).build());
+            envelopes.add(
+                    EventEnvelope.builder(heavy, "orders").payload(payload).build());
         }
         assertThat(EnvelopeJson.write(envelopes.get(0)).length()).isBetween(900_000, 1_048_576);
         try (EventQueue queue = new EventQueue(EXCHANGE, Map.of(), Map.of(), heavy)) {
             outbox.seed(envelopes);
-            await("100 heavy envelopes published").atMost(POLL.plusSeconds(90)).pollInterval(Duration.ofSeconds(1))
+            await("100 heavy envelopes published")
+                    .atMost(POLL.plusSeconds(90))
+                    .pollInterval(Duration.ofSeconds(1))
                     .until(() -> outbox.count("event_type = ? AND published_at IS NULL", heavy) == 0);
             await().atMost(Duration.ofSeconds(30)).until(() -> ids(queue).containsAll(ids(envelopes)));
         }
         assertThat(server.messagesLog()).doesNotContain("OutOfMemoryError");
-        assertThat(Http.get(server.uri(), "/metrics").statusCode()).as("the server is still up").isEqualTo(200);
+        assertThat(Http.get(server.uri(), "/metrics").statusCode())
+                .as("the server is still up")
+                .isEqualTo(200);
     }
 
     @Test
@@ -162,7 +177,7 @@ class DrainResilienceIT {
         double failures = Http.metric(uri, "durability_outbox_publish_failures_total");
         double lagCount = Http.metric(uri, "durability_outbox_publish_lag_seconds_count");
         try (EventQueue deliveries = new EventQueue(EXCHANGE, Map.of(), Map.of(), good);
-             EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
+                EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
             List<EventEnvelope> goodRows = envelopes(good, 10);
             outbox.seed(goodRows);
             outbox.seed(envelopes(refused, 2));
@@ -172,18 +187,26 @@ class DrainResilienceIT {
             await().atMost(POLL.plusSeconds(15)).until(() -> ids(deliveries).containsAll(ids(goodRows)));
             await("gauges refreshed").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 assertThat(Http.metric(uri, "durability_outbox_depth")).isEqualTo(3);
-                assertThat(Http.metric(uri, "durability_outbox_rows_with_errors")).isEqualTo(3);
-                assertThat(Http.metric(uri, "durability_outbox_unroutable_rows")).isEqualTo(1);
+                assertThat(Http.metric(uri, "durability_outbox_rows_with_errors"))
+                        .isEqualTo(3);
+                assertThat(Http.metric(uri, "durability_outbox_unroutable_rows"))
+                        .isEqualTo(1);
             });
             assertThat(Http.metric(uri, "durability_outbox_published_total")).isEqualTo(published + 10);
             assertThat(Http.metric(uri, "durability_outbox_unroutable_total")).isEqualTo(unroutable + 1);
-            assertThat(Http.metric(uri, "durability_outbox_publish_failures_total")).isEqualTo(failures + 3);
-            assertThat(Http.metric(uri, "durability_outbox_publish_lag_seconds_count")).isEqualTo(lagCount + 10);
-            assertThat(Http.metric(uri, "durability_outbox_unpublished_beyond_grace")).isZero();
-            assertThat(Http.metric(uri, "durability_outbox_lease_recoveries_total")).isZero();
-            assertThat(Http.metric(uri, "durability_outbox_oldest_pending_age_seconds")).isPositive()
+            assertThat(Http.metric(uri, "durability_outbox_publish_failures_total"))
+                    .isEqualTo(failures + 3);
+            assertThat(Http.metric(uri, "durability_outbox_publish_lag_seconds_count"))
+                    .isEqualTo(lagCount + 10);
+            assertThat(Http.metric(uri, "durability_outbox_unpublished_beyond_grace"))
+                    .isZero();
+            assertThat(Http.metric(uri, "durability_outbox_lease_recoveries_total"))
+                    .isZero();
+            assertThat(Http.metric(uri, "durability_outbox_oldest_pending_age_seconds"))
+                    .isPositive()
                     .isLessThan(120);
-            assertThat(Http.metric(uri, "durability_outbox_drain_last_tick_age_seconds")).isLessThan(POLL.toSeconds() + 5);
+            assertThat(Http.metric(uri, "durability_outbox_drain_last_tick_age_seconds"))
+                    .isLessThan(POLL.toSeconds() + 5);
         }
     }
 }

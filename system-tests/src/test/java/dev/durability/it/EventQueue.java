@@ -8,7 +8,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DeliverCallback;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -58,8 +57,12 @@ final class EventQueue implements AutoCloseable {
      * A queue on another events exchange (a server configured with its own, declared here with the same
      * arguments as the server declares it), with these queue arguments.
      */
-    EventQueue(String exchange, Map<String, Object> exchangeArguments, Map<String, Object> arguments,
-               String... routingKeys) throws IOException, TimeoutException {
+    EventQueue(
+            String exchange,
+            Map<String, Object> exchangeArguments,
+            Map<String, Object> arguments,
+            String... routingKeys)
+            throws IOException, TimeoutException {
         this.exchange = exchange;
         this.exchangeArguments = exchangeArguments;
         this.arguments = arguments;
@@ -69,8 +72,8 @@ final class EventQueue implements AutoCloseable {
 
     /** A queue that refuses every message routed to it: the broker nacks each publish (reject-publish overflow). */
     static EventQueue rejectingEverything(String exchange, String... routingKeys) throws IOException, TimeoutException {
-        return new EventQueue(exchange, Map.of(), Map.of("x-max-length", 0, "x-overflow", "reject-publish"),
-                routingKeys);
+        return new EventQueue(
+                exchange, Map.of(), Map.of("x-max-length", 0, "x-overflow", "reject-publish"), routingKeys);
     }
 
     String name() {
@@ -107,11 +110,11 @@ final class EventQueue implements AutoCloseable {
         channel.basicQos(1000);
         DeliverCallback deliver = (tag, delivery) -> {
             synchronized (received) {
-                received.add(new Message(delivery.getProperties(),
-                        new String(delivery.getBody(), StandardCharsets.UTF_8)));
+                received.add(
+                        new Message(delivery.getProperties(), new String(delivery.getBody(), StandardCharsets.UTF_8)));
             }
         };
-        channel.basicConsume(name, true, deliver, tag -> { });
+        channel.basicConsume(name, true, deliver, tag -> {});
     }
 
     /** Everything received so far, re-subscribing first if the broker dropped the connection. */
@@ -129,7 +132,9 @@ final class EventQueue implements AutoCloseable {
     }
 
     List<Message> messagesForAggregate(Object aggregateId) {
-        return messages().stream().filter(m -> aggregateId.toString().equals(m.aggregateId())).toList();
+        return messages().stream()
+                .filter(m -> aggregateId.toString().equals(m.aggregateId()))
+                .toList();
     }
 
     @Override

@@ -1,17 +1,14 @@
 package dev.durability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,9 +16,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * A server whose broker link can freeze (a relay that stops forwarding), configured with an alternate
@@ -43,17 +42,30 @@ class FrozenBrokerIT {
     void startServer() throws Exception {
         OutboxTable.dropSchema(SCHEMA);
         proxy = new TcpProxy(Coordinates.brokerHost(), Coordinates.brokerPort());
-        server = LibertyServer.copyOfMain("durability-frozen", 9194, Map.of(
-                "DB_SCHEMA", SCHEMA,
-                "DURABILITY_INSTANCE_NAME", "it-frozen",
-                "DURABILITY_BROKER_HOST", "127.0.0.1",
-                "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
-                "DURABILITY_BROKER_EVENTS_EXCHANGE", EXCHANGE,
-                "DURABILITY_BROKER_ALTERNATE_EXCHANGE", ALTERNATE,
-                "DURABILITY_OUTBOX_LEASE_SECONDS", Integer.toString(LEASE_SECONDS),
-                "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "3000",
-                "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "2000",
-                "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS", "3000"));
+        server = LibertyServer.copyOfMain(
+                "durability-frozen",
+                9194,
+                Map.of(
+                        "DB_SCHEMA",
+                        SCHEMA,
+                        "DURABILITY_INSTANCE_NAME",
+                        "it-frozen",
+                        "DURABILITY_BROKER_HOST",
+                        "127.0.0.1",
+                        "DURABILITY_BROKER_PORT",
+                        Integer.toString(proxy.port()),
+                        "DURABILITY_BROKER_EVENTS_EXCHANGE",
+                        EXCHANGE,
+                        "DURABILITY_BROKER_ALTERNATE_EXCHANGE",
+                        ALTERNATE,
+                        "DURABILITY_OUTBOX_LEASE_SECONDS",
+                        Integer.toString(LEASE_SECONDS),
+                        "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS",
+                        "3000",
+                        "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS",
+                        "2000",
+                        "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS",
+                        "3000"));
         server.start();
         server.awaitApplicationStarted();
     }
@@ -90,23 +102,34 @@ class FrozenBrokerIT {
             List<EventEnvelope> envelopes = new ArrayList<>();
             for (int i = 0; i < 45; i++) {
                 envelopes.add(EventEnvelope.builder(eventType, "orders")
-                        .payload(Json.createObjectBuilder().add("n", i).add("filler", filler).build()).build());
+                        .payload(Json.createObjectBuilder()
+                                .add("n", i)
+                                .add("filler", filler)
+                                .build())
+                        .build());
             }
             outbox.seed(envelopes);
-            await("rows claimed").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> outbox.count("event_type = ? AND claimed_by = 'it-frozen' AND claimed_at IS NOT NULL"
-                            + " AND published_at IS NULL", eventType) > 0);
+            await("rows claimed")
+                    .atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> outbox.count(
+                                    "event_type = ? AND claimed_by = 'it-frozen' AND claimed_at IS NOT NULL"
+                                            + " AND published_at IS NULL",
+                                    eventType)
+                            > 0);
             long claimedAt = System.nanoTime();
             // The 1 s timer keeps firing while the round is stuck: ticks never overlap, so this server never
             // holds two claims at once.
             AtomicLong mostClaimsHeld = new AtomicLong();
             // Budget: 3 s of writes and confirms, up to 5 s to drop the connection, 3 s of stamp: below 20 s.
-            await("the round gave up and released its claim").atMost(Duration.ofSeconds(LEASE_SECONDS - 8))
+            await("the round gave up and released its claim")
+                    .atMost(Duration.ofSeconds(LEASE_SECONDS - 8))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> {
                         mostClaimsHeld.accumulateAndGet(outbox.claimsHeld(eventType), Math::max);
-                        return outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL",
-                                eventType) == 0;
+                        return outbox.count(
+                                        "event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType)
+                                == 0;
                     });
             assertThat(mostClaimsHeld).as("claims held at once by one server").hasValueLessThanOrEqualTo(1);
             assertThat(Duration.ofNanos(System.nanoTime() - claimedAt)).isLessThan(Duration.ofSeconds(LEASE_SECONDS));
@@ -115,17 +138,25 @@ class FrozenBrokerIT {
             assertThat(released.lastError()).isNotBlank();
 
             proxy.resumeWithNewConnections();
-            await("all published after the link returns").atMost(Duration.ofSeconds(60))
+            await("all published after the link returns")
+                    .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofSeconds(1))
                     .until(() -> outbox.count("event_type = ? AND published_at IS NULL", eventType) == 0);
-            Set<String> expected = envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
-            await().atMost(Duration.ofSeconds(15)).until(() -> queue.messages().stream().map(EventQueue.Message::id)
-                    .collect(Collectors.toSet()).containsAll(expected));
+            Set<String> expected =
+                    envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> queue.messages().stream()
+                            .map(EventQueue.Message::id)
+                            .collect(Collectors.toSet())
+                            .containsAll(expected));
             Thread.sleep(2_000); // a duplicate would arrive now
-            List<String> arrived = queue.messages().stream().map(EventQueue.Message::id)
-                    .filter(expected::contains).toList();
+            List<String> arrived = queue.messages().stream()
+                    .map(EventQueue.Message::id)
+                    .filter(expected::contains)
+                    .toList();
             assertThat(arrived).as("none published twice").hasSize(expected.size());
-            assertThat(Http.metric(server.uri(), "durability_outbox_lease_recoveries_total")).isEqualTo(recoveries);
+            assertThat(Http.metric(server.uri(), "durability_outbox_lease_recoveries_total"))
+                    .isEqualTo(recoveries);
         }
     }
 
@@ -136,14 +167,18 @@ class FrozenBrokerIT {
         double unroutable = Http.metric(server.uri(), "durability_outbox_unroutable_total");
         List<EventEnvelope> envelopes = OutboxTable.envelopes(eventType, 3);
         outbox.seed(envelopes);
-        await().atMost(Duration.ofSeconds(30)).until(() -> outbox.count(
-                "event_type = ? AND published_at IS NOT NULL AND unroutable_at IS NULL", eventType) == 3);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        outbox.count("event_type = ? AND published_at IS NOT NULL AND unroutable_at IS NULL", eventType)
+                                == 3);
         Set<String> kept = new java.util.HashSet<>();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             kept.addAll(drainAlternateQueue());
-            return kept.containsAll(envelopes.stream().map(e -> e.id().toString()).toList());
+            return kept.containsAll(
+                    envelopes.stream().map(e -> e.id().toString()).toList());
         });
-        assertThat(Http.metric(server.uri(), "durability_outbox_unroutable_total")).isEqualTo(unroutable);
+        assertThat(Http.metric(server.uri(), "durability_outbox_unroutable_total"))
+                .isEqualTo(unroutable);
     }
 
     private static Connection connect() throws Exception {
@@ -156,7 +191,8 @@ class FrozenBrokerIT {
     }
 
     private void purgeAlternateQueue() throws Exception {
-        try (Connection connection = connect(); Channel channel = connection.createChannel()) {
+        try (Connection connection = connect();
+                Channel channel = connection.createChannel()) {
             channel.queueDeclare(ALTERNATE, true, false, false, null);
             channel.queuePurge(ALTERNATE);
         }
@@ -164,12 +200,12 @@ class FrozenBrokerIT {
 
     private List<String> drainAlternateQueue() throws Exception {
         List<String> ids = new ArrayList<>();
-        try (Connection connection = connect(); Channel channel = connection.createChannel()) {
+        try (Connection connection = connect();
+                Channel channel = connection.createChannel()) {
             for (GetResponse message; (message = channel.basicGet(ALTERNATE, true)) != null; ) {
                 ids.add(message.getProps().getMessageId());
             }
         }
         return ids;
     }
-
 }

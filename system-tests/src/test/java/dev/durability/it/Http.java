@@ -2,7 +2,6 @@ package dev.durability.it;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
@@ -14,19 +13,38 @@ import java.time.Duration;
 
 /** A small HTTP client for the servers under test. */
 final class Http {
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Http() {
-    }
+    private Http() {}
 
     static HttpResponse<String> postJson(URI server, String path, String json) {
-        return send(HttpRequest.newBuilder(server.resolve(path)).timeout(Duration.ofSeconds(30))
+        return send(HttpRequest.newBuilder(server.resolve(path))
+                .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build());
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build());
+    }
+
+    /**
+     * Posts bytes exactly as given, under the given Content-Type ({@code null}: none), to send what a JSON
+     * client never would. A long timeout: a bulk of thousands of orders takes seconds on a loaded machine.
+     */
+    static HttpResponse<String> postBytes(URI server, String path, String contentType, byte[] body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(server.resolve(path))
+                .timeout(Duration.ofSeconds(120))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        return send(request.build());
     }
 
     static HttpResponse<String> get(URI server, String path) {
-        return send(HttpRequest.newBuilder(server.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build());
+        return send(HttpRequest.newBuilder(server.resolve(path))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build());
     }
 
     static JsonObject json(HttpResponse<String> response) {
@@ -39,7 +57,8 @@ final class Http {
         return text.lines()
                 .filter(line -> line.startsWith(name + "{") || line.startsWith(name + " "))
                 .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-                .findFirst().orElse(0.0);
+                .findFirst()
+                .orElse(0.0);
     }
 
     private static HttpResponse<String> send(HttpRequest request) {

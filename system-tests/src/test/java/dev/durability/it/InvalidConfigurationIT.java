@@ -1,36 +1,38 @@
 package dev.durability.it;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** A bad durability.* value stops the deployment, and the message names the key. */
 class InvalidConfigurationIT {
 
     @ParameterizedTest
     @CsvSource({
-            "DURABILITY_OUTBOX_BATCH_SIZE, 0, durability.outbox.batch-size",
-            "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
-            "DURABILITY_SERVICE_NAME, orders service!, durability.service-name",
-            "DURABILITY_BROKER_HEARTBEAT_SECONDS, 0, durability.broker.heartbeat-seconds",
-            "DURABILITY_OUTBOX_CLAIM_MAX_BYTES, 1000, durability.outbox.claim-max-bytes",
-            "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
-            "DURABILITY_BROKER_USERNAME, xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, durability.broker.username"})
+        "DURABILITY_OUTBOX_BATCH_SIZE, 0, durability.outbox.batch-size",
+        "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
+        "DURABILITY_SERVICE_NAME, orders service!, durability.service-name",
+        "DURABILITY_BROKER_HEARTBEAT_SECONDS, 0, durability.broker.heartbeat-seconds",
+        "DURABILITY_OUTBOX_CLAIM_MAX_BYTES, 1000, durability.outbox.claim-max-bytes",
+        "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
+        "DURABILITY_BROKER_USERNAME, xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, durability.broker.username"
+    })
     void invalidValueFailsTheDeploymentNamingTheKey(String variable, String value, String key) throws Exception {
         try (LibertyServer server = LibertyServer.copyOfMain("durability-badconfig", 9192, Map.of(variable, value))) {
             server.start();
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(500))
                     .until(() -> server.messagesLog().contains("CWWKZ0002E")
                             || server.messagesLog().contains("CWWKZ0001I"));
             String log = server.messagesLog();
             assertThat(log).doesNotContain("CWWKZ0001I: Application durability started");
             assertThat(log).contains("CWWKZ0002E").contains(key);
-            assertThat(Http.get(server.uri(), "/api/orders/" + java.util.UUID.randomUUID()).statusCode())
+            assertThat(Http.get(server.uri(), "/api/orders/" + java.util.UUID.randomUUID())
+                            .statusCode())
                     .isEqualTo(404);
         }
     }

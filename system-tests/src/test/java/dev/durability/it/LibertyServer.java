@@ -1,5 +1,7 @@
 package dev.durability.it;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -14,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.awaitility.Awaitility.await;
 
 /**
  * One more Liberty server of the module's installation, configured like the shared test server (same
@@ -62,7 +62,8 @@ final class LibertyServer implements AutoCloseable {
         merged.put("HTTPS_PORT", Integer.toString(httpPort + 363));
         merged.putAll(env);
         StringBuilder text = new StringBuilder();
-        merged.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        merged.forEach(
+                (key, value) -> text.append(key).append('=').append(value).append('\n'));
         Files.writeString(server.directory.resolve("server.env"), text.toString());
         return server;
     }
@@ -84,7 +85,8 @@ final class LibertyServer implements AutoCloseable {
 
     /** Waits for the application to start and fails fast with the log when it failed to. */
     void awaitApplicationStarted() {
-        await("application durability started on " + name).atMost(Duration.ofSeconds(120))
+        await("application durability started on " + name)
+                .atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> {
                     String log = messagesLog();
@@ -122,7 +124,9 @@ final class LibertyServer implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid()))
+                .inheritIO()
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new AssertionError("kill -" + signal + " failed for server " + name);
         }

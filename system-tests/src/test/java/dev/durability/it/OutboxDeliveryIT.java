@@ -1,17 +1,16 @@
 package dev.durability.it;
 
-import jakarta.json.JsonObject;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import jakarta.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
 
 /** An order placed through the API: its event reaches RabbitMQ once, or never when the transaction rolls back. */
 class OutboxDeliveryIT {
@@ -31,7 +30,8 @@ class OutboxDeliveryIT {
             String eventId = Http.json(response).getString("event_id");
 
             // Poll interval 1 s plus a generous margin for a loaded CI machine: a bound, not a speed test.
-            await().atMost(Duration.ofSeconds(15)).until(() -> !queue.messagesForAggregate(orderId).isEmpty());
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> !queue.messagesForAggregate(orderId).isEmpty());
             Thread.sleep(2_000); // time for a duplicate to show up, were there one
             List<EventQueue.Message> messages = queue.messagesForAggregate(orderId);
             assertThat(messages).hasSize(1);
@@ -51,7 +51,8 @@ class OutboxDeliveryIT {
             assertThat(envelope.getString("source_service")).isEqualTo("orders");
             assertThat(envelope.getString("aggregate_id")).isEqualTo(orderId);
             assertThat(envelope.getString("occurred_at")).endsWith("Z");
-            assertThat(Instant.parse(envelope.getString("occurred_at"))).isBefore(Instant.now().plusSeconds(5));
+            assertThat(Instant.parse(envelope.getString("occurred_at")))
+                    .isBefore(Instant.now().plusSeconds(5));
             assertThat(envelope.getInt("schema_version")).isEqualTo(1);
             assertThat(envelope.getString("correlation_id")).isNotBlank();
             assertThat(envelope.isNull("causation_id")).isTrue();
@@ -72,19 +73,22 @@ class OutboxDeliveryIT {
         try (EventQueue queue = new EventQueue("order.placed")) {
             UUID orderId = UUID.randomUUID();
             assertThat(placeOrder("{\"id\":\"" + orderId + "\",\"customer\":\"ada\",\"sku\":\"a\",\"quantity\":1}")
-                    .statusCode()).isEqualTo(201);
-            // Same id again: the event is staged (and flushed) before the order's insert fails at commit.
+                            .statusCode())
+                    .isEqualTo(201);
+            // Same id again: the order's insert fails at its flush and the transaction rolls back, staging nothing.
             HttpResponse<String> duplicate =
                     placeOrder("{\"id\":\"" + orderId + "\",\"customer\":\"bob\",\"sku\":\"b\",\"quantity\":3}");
             assertThat(duplicate.statusCode()).isEqualTo(409);
             assertThat(duplicate.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 
-            await().atMost(Duration.ofSeconds(15)).until(() -> !queue.messagesForAggregate(orderId).isEmpty());
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> !queue.messagesForAggregate(orderId).isEmpty());
             Thread.sleep(3_000);
             assertThat(outbox.rowsOfAggregate(orderId)).hasSize(1);
             List<EventQueue.Message> messages = queue.messagesForAggregate(orderId);
             assertThat(messages).hasSize(1);
-            assertThat(messages.get(0).json().getJsonObject("payload").getString("customer")).isEqualTo("ada");
+            assertThat(messages.get(0).json().getJsonObject("payload").getString("customer"))
+                    .isEqualTo("ada");
         }
     }
 
@@ -104,17 +108,24 @@ class OutboxDeliveryIT {
         try (EventQueue queue = new EventQueue("order.placed")) {
             String orderId = Http.json(placeOrder("{\"customer\":\"ada\",\"sku\":\"m\",\"quantity\":1}"))
                     .getString("id");
-            await().atMost(Duration.ofSeconds(15)).until(() -> !queue.messagesForAggregate(orderId).isEmpty());
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> !queue.messagesForAggregate(orderId).isEmpty());
         }
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> Http.metric(server, "durability_outbox_published_total") > publishedBefore);
         String metrics = Http.get(server, "/metrics").body();
-        assertThat(metrics).contains(
-                "durability_outbox_depth{", "durability_outbox_oldest_pending_age_seconds{",
-                "durability_outbox_unpublished_beyond_grace{", "durability_outbox_rows_with_errors{",
-                "durability_outbox_publish_failures_total{", "durability_outbox_unroutable_total{",
-                "durability_outbox_lease_recoveries_total{", "durability_outbox_publish_lag_seconds_count{",
-                "# HELP durability_outbox_depth Outbox rows not yet published");
-        assertThat(Http.metric(server, "durability_outbox_publish_lag_seconds_count")).isPositive();
+        assertThat(metrics)
+                .contains(
+                        "durability_outbox_depth{",
+                        "durability_outbox_oldest_pending_age_seconds{",
+                        "durability_outbox_unpublished_beyond_grace{",
+                        "durability_outbox_rows_with_errors{",
+                        "durability_outbox_publish_failures_total{",
+                        "durability_outbox_unroutable_total{",
+                        "durability_outbox_lease_recoveries_total{",
+                        "durability_outbox_publish_lag_seconds_count{",
+                        "# HELP durability_outbox_depth Outbox rows not yet published");
+        assertThat(Http.metric(server, "durability_outbox_publish_lag_seconds_count"))
+                .isPositive();
     }
 }

@@ -3,7 +3,6 @@ package dev.durability.it;
 import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -25,17 +24,27 @@ final class OutboxTable {
         this.schema = schema;
     }
 
-    record Row(UUID id, UUID aggregateId, String eventType, OffsetDateTime createdAt, OffsetDateTime publishedAt,
-               int attempts, String lastError, OffsetDateTime claimedAt, OffsetDateTime nextAttemptAt,
-               String claimedBy, OffsetDateTime unroutableAt, OffsetDateTime lastAttemptAt) {
-    }
+    record Row(
+            UUID id,
+            UUID aggregateId,
+            String eventType,
+            OffsetDateTime createdAt,
+            OffsetDateTime publishedAt,
+            int attempts,
+            String lastError,
+            OffsetDateTime claimedAt,
+            OffsetDateTime nextAttemptAt,
+            String claimedBy,
+            OffsetDateTime unroutableAt,
+            OffsetDateTime lastAttemptAt) {}
 
     static Connection connect() throws SQLException {
         return DriverManager.getConnection(Coordinates.jdbcUrl(), Coordinates.dbUser(), Coordinates.dbPassword());
     }
 
     static void dropSchema(String schema) throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         }
     }
@@ -77,8 +86,9 @@ final class OutboxTable {
 
     /** A row whose stored envelope is this text, as only a writer going around OutboxStager could leave. */
     void seedRaw(UUID id, String eventType, String envelopeJson) throws SQLException {
-        try (Connection c = connect(); PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema
-                + ".event_outbox (id, event_type, envelope) VALUES (?, ?, CAST(? AS jsonb))")) {
+        try (Connection c = connect();
+                PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema
+                        + ".event_outbox (id, event_type, envelope) VALUES (?, ?, CAST(? AS jsonb))")) {
             insert.setObject(1, id);
             insert.setString(2, eventType);
             insert.setString(3, envelopeJson);
@@ -88,7 +98,8 @@ final class OutboxTable {
 
     /** Empties the table: for test classes that own their schema and server. */
     void deleteAll() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM " + schema + ".event_outbox");
         }
     }
@@ -109,8 +120,9 @@ final class OutboxTable {
     /** Published rows of a type per instance that held their claim. */
     Map<String, Integer> publishedByInstance(String eventType) throws SQLException {
         Map<String, Integer> counts = new HashMap<>();
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT claimed_by, count(*) FROM "
-                + schema + ".event_outbox WHERE event_type = ? AND published_at IS NOT NULL GROUP BY claimed_by")) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT claimed_by, count(*) FROM " + schema
+                        + ".event_outbox WHERE event_type = ? AND published_at IS NOT NULL GROUP BY claimed_by")) {
             s.setString(1, eventType);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -123,8 +135,9 @@ final class OutboxTable {
 
     /** How many distinct claims currently hold unpublished rows of this type. */
     long claimsHeld(String eventType) throws SQLException {
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT count(DISTINCT claim_token) FROM "
-                + schema + ".event_outbox WHERE event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL")) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT count(DISTINCT claim_token) FROM " + schema
+                        + ".event_outbox WHERE event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL")) {
             s.setString(1, eventType);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
@@ -135,7 +148,8 @@ final class OutboxTable {
 
     long count(String where, Object... parameters) throws SQLException {
         try (Connection c = connect();
-             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + schema + ".event_outbox WHERE " + where)) {
+                PreparedStatement s =
+                        c.prepareStatement("SELECT count(*) FROM " + schema + ".event_outbox WHERE " + where)) {
             for (int i = 0; i < parameters.length; i++) {
                 s.setObject(i + 1, parameters[i]);
             }
@@ -148,18 +162,27 @@ final class OutboxTable {
 
     private List<Row> query(String where, Object parameter) throws SQLException {
         List<Row> rows = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT id, aggregate_id, event_type, "
-                + "created_at, published_at, attempts, last_error, claimed_at, next_attempt_at, claimed_by, unroutable_at, "
-                + "last_attempt_at FROM "
-                + schema + ".event_outbox WHERE " + where + " ORDER BY created_at, id")) {
+        try (Connection c = connect();
+                PreparedStatement s = c.prepareStatement("SELECT id, aggregate_id, event_type, "
+                        + "created_at, published_at, attempts, last_error, claimed_at, next_attempt_at, claimed_by, unroutable_at, "
+                        + "last_attempt_at FROM "
+                        + schema + ".event_outbox WHERE " + where + " ORDER BY created_at, id")) {
             s.setObject(1, parameter);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new Row(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
-                            rs.getObject(4, OffsetDateTime.class), rs.getObject(5, OffsetDateTime.class), rs.getInt(6),
-                            rs.getString(7), rs.getObject(8, OffsetDateTime.class),
-                            rs.getObject(9, OffsetDateTime.class), rs.getString(10),
-                            rs.getObject(11, OffsetDateTime.class), rs.getObject(12, OffsetDateTime.class)));
+                    rows.add(new Row(
+                            rs.getObject(1, UUID.class),
+                            rs.getObject(2, UUID.class),
+                            rs.getString(3),
+                            rs.getObject(4, OffsetDateTime.class),
+                            rs.getObject(5, OffsetDateTime.class),
+                            rs.getInt(6),
+                            rs.getString(7),
+                            rs.getObject(8, OffsetDateTime.class),
+                            rs.getObject(9, OffsetDateTime.class),
+                            rs.getString(10),
+                            rs.getObject(11, OffsetDateTime.class),
+                            rs.getObject(12, OffsetDateTime.class)));
                 }
             }
         }

@@ -9,8 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Stops and starts the local RabbitMQ application (the node stays up), as an operator's restart would. */
 final class Rabbitmq {
-    private Rabbitmq() {
-    }
+    private Rabbitmq() {}
 
     static void stopApp() {
         rabbitmqctl("stop_app");
@@ -24,7 +23,8 @@ final class Rabbitmq {
 
     /** The memory high watermark as a fraction of RAM, as the broker runs now. */
     static String memoryHighWatermark() {
-        return rabbitmqctl("eval", "vm_memory_monitor:get_vm_memory_high_watermark().").trim();
+        return rabbitmqctl("eval", "vm_memory_monitor:get_vm_memory_high_watermark().")
+                .trim();
     }
 
     /** 0 raises the memory alarm at once: the broker blocks every publishing connection until it is raised again. */
@@ -39,7 +39,10 @@ final class Rabbitmq {
             output.deleteOnExit();
             List<String> line = new ArrayList<>(List.of("rabbitmqctl", "-q"));
             line.addAll(List.of(arguments));
-            Process process = new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(output).start();
+            Process process = new ProcessBuilder(line)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output)
+                    .start();
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new AssertionError("rabbitmqctl " + command + " did not finish in 120 s");

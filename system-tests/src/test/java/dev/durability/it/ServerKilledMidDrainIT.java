@@ -1,16 +1,15 @@
 package dev.durability.it;
 
-import dev.durability.envelope.EventEnvelope;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.durability.envelope.EventEnvelope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
 
 /**
  * A server killed with SIGKILL after it claimed rows and before it stamped them: after the lease those
@@ -25,17 +24,20 @@ class ServerKilledMidDrainIT {
         OutboxTable outbox = new OutboxTable(SCHEMA);
         String eventType = "crash.recovered_" + Long.toHexString(System.nanoTime());
         try (TcpProxy proxy = new TcpProxy(Coordinates.brokerHost(), Coordinates.brokerPort());
-             EventQueue queue = new EventQueue(eventType);
-             LibertyServer server = LibertyServer.copyOfMain("durability-crash", 9190, Map.of(
-                     "DB_SCHEMA", SCHEMA,
-                     "DURABILITY_INSTANCE_NAME", "it-crash",
-                     "DURABILITY_BROKER_HOST", "127.0.0.1",
-                     "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
-                     "DURABILITY_OUTBOX_LEASE_SECONDS", "15",
-                     "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000",
-                     "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "2000",
-                     "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS", "3000",
-                     "DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"))) {
+                EventQueue queue = new EventQueue(eventType);
+                LibertyServer server = LibertyServer.copyOfMain(
+                        "durability-crash",
+                        9190,
+                        Map.of(
+                                "DB_SCHEMA", SCHEMA,
+                                "DURABILITY_INSTANCE_NAME", "it-crash",
+                                "DURABILITY_BROKER_HOST", "127.0.0.1",
+                                "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
+                                "DURABILITY_OUTBOX_LEASE_SECONDS", "15",
+                                "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000",
+                                "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "2000",
+                                "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS", "3000",
+                                "DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"))) {
             server.start();
             server.awaitApplicationStarted();
             // A fresh, idle server already reports its outbox gauges: alert rules see them from the start.
@@ -55,14 +57,19 @@ class ServerKilledMidDrainIT {
             boolean holding = false;
             try {
                 for (int attempt = 0; attempt < 5 && !holding; attempt++) {
-                    await("rows claimed and not stamped").atMost(Duration.ofSeconds(30))
+                    await("rows claimed and not stamped")
+                            .atMost(Duration.ofSeconds(30))
                             .pollInterval(Duration.ofMillis(50))
-                            .until(() -> outbox.count("event_type = ? AND claimed_by = 'it-crash'"
-                                    + " AND claimed_at IS NOT NULL AND published_at IS NULL", eventType) > 0);
+                            .until(() -> outbox.count(
+                                            "event_type = ? AND claimed_by = 'it-crash'"
+                                                    + " AND claimed_at IS NOT NULL AND published_at IS NULL",
+                                            eventType)
+                                    > 0);
                     server.freeze();
                     Thread.sleep(200); // a COMMIT already on the wire when the JVM froze lands now
-                    holding = outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL",
-                            eventType) > 0;
+                    holding = outbox.count(
+                                    "event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType)
+                            > 0;
                     if (!holding) {
                         server.thaw();
                     }
@@ -71,19 +78,23 @@ class ServerKilledMidDrainIT {
                 server.kill(); // also when an assertion above failed: never leave a frozen JVM behind
             }
             assertThat(holding).as("the frozen server held a claim").isTrue();
-            long stranded = outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType);
+            long stranded =
+                    outbox.count("event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType);
             assertThat(stranded).as("rows the dead server still held").isPositive();
 
             proxy.resumeWithNewConnections();
             server.start();
             server.awaitApplicationStarted();
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> outbox.count(
-                    "event_type = ? AND published_at IS NULL", eventType) == 0);
-            Set<String> expected = envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
-            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(
-                    queue.messages().stream().map(EventQueue.Message::id).collect(Collectors.toSet()))
-                    .containsAll(expected));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> outbox.count("event_type = ? AND published_at IS NULL", eventType) == 0);
+            Set<String> expected =
+                    envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+            await().atMost(Duration.ofSeconds(15))
+                    .untilAsserted(() -> assertThat(queue.messages().stream()
+                                    .map(EventQueue.Message::id)
+                                    .collect(Collectors.toSet()))
+                            .containsAll(expected));
             assertThat(Http.metric(server.uri(), "durability_outbox_lease_recoveries_total"))
                     .isGreaterThanOrEqualTo(stranded);
         }

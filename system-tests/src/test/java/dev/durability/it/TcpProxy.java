@@ -65,27 +65,30 @@ final class TcpProxy implements AutoCloseable {
     }
 
     private void relay(Socket from, Socket to) {
-        Thread thread = new Thread(() -> {
-            byte[] buffer = new byte[16384];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    while (paused && !from.isClosed()) {
-                        Thread.sleep(20);
+        Thread thread = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16384];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buffer)) >= 0) {
+                            while (paused && !from.isClosed()) {
+                                Thread.sleep(20);
+                            }
+                            if (from.isClosed()) {
+                                return;
+                            }
+                            out.write(buffer, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        // connection gone: close both ends below
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
                     }
-                    if (from.isClosed()) {
-                        return;
-                    }
-                    out.write(buffer, 0, n);
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // connection gone: close both ends below
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "tcp-proxy-relay");
+                },
+                "tcp-proxy-relay");
         thread.setDaemon(true);
         thread.start();
     }

@@ -147,15 +147,25 @@ public class OutboxDrainTimer {
                 metrics.leaseRecovered(claim.recovered());
                 LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
             }
+            BrokerReadiness sending = claim.isEmpty() || !broker.isReady() ? broker : publisher.readyAfterIdle();
+            if (sending.blocked()) {
+                // An alarm raised while the channel was idle: hand the rows back untouched, no attempt counted.
+                inTransaction(() -> claims.release(claim.token()));
+                problem(
+                        "Outbox drain paused, claim handed back: "
+                                + sending.problem().orElse("broker blocked"),
+                        null);
+                return DrainLoop.Next.STOP;
+            }
             // With the broker unreachable the batch is still claimed and released as failed: the rows then
             // show attempts, the error and their backoff to operators, and nothing else changes.
             List<PublishOutcome> outcomes = claim.isEmpty()
                     ? List.of()
-                    : broker.isReady()
+                    : sending.isReady()
                             ? publisher.publish(claim.rows())
                             : claim.rows().stream()
                                     .map(row -> PublishOutcome.failed(
-                                            row.id(), broker.problem().get()))
+                                            row.id(), sending.problem().get()))
                                     .toList();
             if (!claim.isEmpty()) {
                 List<Double> lags = new BoundedRetries(executor, config.stampTimeout())

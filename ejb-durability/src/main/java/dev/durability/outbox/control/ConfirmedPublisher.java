@@ -68,6 +68,15 @@ public class ConfirmedPublisher {
      */
     private Channel channel;
 
+    /** When the broker last confirmed anything on this server's confirm channel (monotonic clock). */
+    private long lastConfirmNanos = System.nanoTime() - IDLE_BEFORE_PROBE_NANOS;
+
+    /**
+     * A channel that has confirmed nothing for this long may have missed an alarm: RabbitMQ announces a
+     * block only to a connection that publishes while it lasts.
+     */
+    static final long IDLE_BEFORE_PROBE_NANOS = 1_000_000_000L;
+
     /**
      * Makes sure a confirm channel is open and the broker takes publishes, connecting if needed. A new
      * channel, or one after a block the broker announced, is first probed with one empty message to a
@@ -107,10 +116,30 @@ public class ConfirmedPublisher {
         }
     }
 
+    /**
+     * Before publishing a claim on a channel that has been idle: probes, so a broker alarm raised while
+     * it was idle is found before the batch is sent rather than by its confirm timeout.
+     */
+    public BrokerReadiness readyAfterIdle() {
+        if (channel == null || !channel.isOpen()) {
+            return BrokerReadiness.unreachable("the confirm channel closed");
+        }
+        if (System.nanoTime() - lastConfirmNanos < IDLE_BEFORE_PROBE_NANOS) {
+            return BrokerReadiness.ready();
+        }
+        try {
+            return probe();
+        } catch (IOException | RuntimeException e) {
+            dropChannel();
+            return BrokerReadiness.unreachable(describe(e));
+        }
+    }
+
     private BrokerReadiness probe() throws IOException {
         channel.basicPublish("", PROBE_ROUTING_KEY, false, MessageProperties.MINIMAL_BASIC, new byte[0]);
         try {
             if (channel.waitForConfirms(brokerConfig.connectTimeoutMillis())) {
+                lastConfirmNanos = System.nanoTime();
                 broker.publishConfirmed();
                 return BrokerReadiness.ready();
             }
@@ -224,6 +253,7 @@ public class ConfirmedPublisher {
         if (outcomes.values().stream()
                 .anyMatch(o -> o.result() == PublishOutcome.Result.CONFIRMED
                         || o.result() == PublishOutcome.Result.UNROUTABLE)) {
+            lastConfirmNanos = System.nanoTime();
             broker.publishConfirmed();
         }
         if (confirms.timedOut()) {

@@ -87,6 +87,18 @@ public class OutboxClaims {
         return lags;
     }
 
+    /**
+     * Hands a claim's rows back untried (no attempt counted, no backoff), fenced on the claim.
+     *
+     * @return how many rows were handed back
+     */
+    public int release(UUID token) {
+        boundStatements();
+        return em.createNamedQuery(OutboxEvent.RELEASE_UNTRIED)
+                .setParameter(1, token.toString())
+                .executeUpdate();
+    }
+
     private void boundStatements() {
         em.createNamedQuery(OutboxEvent.BOUND_STATEMENTS)
                 .setParameter(1, Long.toString(config.statementTimeoutMillis()))

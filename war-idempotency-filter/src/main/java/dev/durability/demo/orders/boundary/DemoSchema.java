@@ -8,9 +8,8 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.inject.Inject;
-import org.flywaydb.core.Flyway;
-
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
 
 /**
  * The demo domain's own tables, migrated at start-up with their own Flyway history so the library's

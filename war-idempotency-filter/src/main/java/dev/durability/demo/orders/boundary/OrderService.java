@@ -1,6 +1,9 @@
 package dev.durability.demo.orders.boundary;
 
 import dev.durability.demo.orders.entity.DemoOrder;
+import dev.durability.demo.orders.entity.InvalidOrderException;
+import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
+import dev.durability.envelope.EventEnvelope;
 import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -8,18 +11,29 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-
+import jakarta.persistence.PersistenceException;
+import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
- * Places orders. The order row and its {@code order.placed} event commit together in this method's
- * container transaction, or neither exists: this is the whole of what an adopting team writes.
+ * Places orders. The order rows and their {@code order.placed} events commit together in the method's
+ * container transaction, or none exists: this is the whole of what an adopting team writes.
+ *
+ * <p>The orders are flushed inside the method, so a duplicate id is refused there, as
+ * {@link OrderAlreadyExistsException}, and is never confused with a commit that failed: once the method
+ * returned, a failure means the outcome is unknown, not that nothing changed.
  */
 @Stateless
 public class OrderService {
+    private static final String UNIQUE_VIOLATION = "23505";
 
     @PersistenceContext(unitName = "demo")
     EntityManager em;
@@ -27,17 +41,92 @@ public class OrderService {
     @Inject
     OutboxStager outbox;
 
-    /** Returns the envelope id of the staged event. A duplicate order id fails at commit and rolls back both. */
-    public UUID place(UUID id, String customer, String sku, int quantity) {
-        DemoOrder order = new DemoOrder(id, customer, sku, quantity,
-                OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS));
+    /**
+     * Returns the envelope id of the staged event.
+     *
+     * @throws InvalidOrderException      the order breaks a domain rule; nothing was written
+     * @throws OrderAlreadyExistsException an order with this id exists; nothing was written
+     */
+    public UUID place(OrderRequest request) {
+        DemoOrder order = request.toOrder(now());
         em.persist(order);
-        return outbox.stage("order.placed", order.id(),
-                new OrderPlaced(order.id(), order.customer(), order.sku(), order.quantity(), order.placedAt()));
+        flush();
+        return outbox.stage("order.placed", order.id(), placed(order));
+    }
+
+    /**
+     * Places all orders or none, with one flush of the orders and one batch of their events. Returns the
+     * envelope ids in the requests' order.
+     *
+     * @throws InvalidOrderException      an order breaks a domain rule; the message names it as
+     *                                    {@code orders[index]}; nothing was written
+     * @throws OrderAlreadyExistsException an order with one of these ids exists; nothing was written
+     */
+    public List<UUID> placeAll(List<OrderRequest> requests) {
+        OffsetDateTime placedAt = now();
+        List<DemoOrder> orders = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            try {
+                orders.add(requests.get(i).toOrder(placedAt));
+            } catch (InvalidOrderException e) {
+                throw e.in("orders[" + i + "]");
+            }
+        }
+        orders.forEach(em::persist);
+        flush();
+        List<EventEnvelope> events = new ArrayList<>(orders.size());
+        for (DemoOrder order : orders) {
+            events.add(outbox.envelope("order.placed", order.id(), placed(order)));
+        }
+        List<UUID> eventIds = outbox.stage(events);
+        // The orders are written and not read again in this transaction; the commit need not look at them.
+        em.clear();
+        return eventIds;
     }
 
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public DemoOrder find(UUID id) {
         return em.find(DemoOrder.class, id);
+    }
+
+    /** Which of these ids name an order that exists. */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Set<UUID> existing(Collection<UUID> ids) {
+        return new HashSet<>(em.createQuery("SELECT o.id FROM DemoOrder o WHERE o.id IN :ids", UUID.class)
+                .setParameter("ids", ids)
+                .getResultList());
+    }
+
+    private void flush() {
+        try {
+            em.flush();
+        } catch (PersistenceException e) {
+            if (isUniqueViolation(e)) {
+                throw new OrderAlreadyExistsException("an order with this id already exists", e);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean isUniqueViolation(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            // A batched insert reports the statement's own error as the batch exception's next one.
+            for (SQLException sql = cause instanceof SQLException s ? s : null;
+                    sql != null;
+                    sql = sql.getNextException()) {
+                if (UNIQUE_VIOLATION.equals(sql.getSQLState())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static OffsetDateTime now() {
+        return OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    private static OrderPlaced placed(DemoOrder order) {
+        return new OrderPlaced(order.id(), order.customer(), order.sku(), order.quantity(), order.placedAt());
     }
 }

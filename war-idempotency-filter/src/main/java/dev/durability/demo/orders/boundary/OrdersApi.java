@@ -5,5 +5,4 @@ import jakarta.ws.rs.core.Application;
 
 /** The reference service's public REST API, under {@code /api}. */
 @ApplicationPath("api")
-public class OrdersApi extends Application {
-}
+public class OrdersApi extends Application {}

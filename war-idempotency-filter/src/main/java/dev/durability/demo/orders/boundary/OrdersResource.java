@@ -1,28 +1,55 @@
 package dev.durability.demo.orders.boundary;
 
 import dev.durability.demo.orders.entity.DemoOrder;
-import jakarta.ejb.EJBException;
+import dev.durability.demo.orders.entity.InvalidOrderException;
+import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.UriInfo;
-
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
-/** {@code /api/orders}: place an order (staging {@code order.placed}) and read it back. */
+/**
+ * {@code /api/orders}: place an order, or many in one transaction (staging {@code order.placed} for each),
+ * and read one back.
+ *
+ * <p>The body is read here, not bound by JSON-B, so that every malformed request is the client's 400 with a
+ * detail naming the problem. Once the order service was called, only the database's refusal of the
+ * request's own insert is answered "nothing was changed" (409); any other failure is 503: the transaction
+ * may have committed, and a retry with the same ids is safe because it answers 201 or 409.
+ */
 @Path("orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class OrdersResource {
+    static final int MAX_ORDER_BYTES = 64 * 1024;
+    static final int MAX_BULK_BYTES = 4 * 1024 * 1024;
+    static final int MAX_BULK_ORDERS = 10_000;
+    private static final String ONE_ORDER = "a JSON object {\"id\" (optional), \"customer\", \"sku\", \"quantity\"}";
+    private static final String ORDER_ARRAY = "a JSON array of 1 to " + MAX_BULK_ORDERS + " order objects";
+    private static final Logger LOG = Logger.getLogger(OrdersResource.class.getName());
 
     @Inject
     OrderService orders;
@@ -30,33 +57,96 @@ public class OrdersResource {
     @Context
     UriInfo uri;
 
-    /** The body of {@code POST /api/orders}; {@code id} is optional and makes a retried create collide. */
-    public record PlaceOrder(UUID id, String customer, String sku, Integer quantity) {
-    }
+    @Context
+    HttpHeaders headers;
 
     @POST
-    public Response place(PlaceOrder request) {
-        if (request == null) {
-            return Problems.badRequest("a JSON body {customer, sku, quantity} is required");
+    public Response place(InputStream body) {
+        OrderRequest order;
+        try {
+            JsonValue json = RequestBody.read(headers.getMediaType(), body, MAX_ORDER_BYTES, ONE_ORDER);
+            if (json.getValueType() != JsonValue.ValueType.OBJECT) {
+                return Problems.malformedRequest("the body must be " + ONE_ORDER + ", was " + RequestBody.kind(json));
+            }
+            order = OrderRequest.from(json, "").identified();
+        } catch (RequestRefused e) {
+            return e.problem();
+        } catch (InvalidOrderException e) {
+            return Problems.invalidOrder(e.getMessage());
         }
-        if (request.quantity() == null) {
-            return Problems.badRequest("quantity is required");
-        }
-        UUID id = request.id() == null ? UUID.randomUUID() : request.id();
         UUID eventId;
         try {
-            eventId = orders.place(id, request.customer(), request.sku(), request.quantity());
-        } catch (EJBException e) {
-            if (orders.find(id) != null) {
-                return Problems.conflict("order " + id + " already exists; nothing was changed");
-            }
-            throw e;
+            eventId = orders.place(order);
+        } catch (InvalidOrderException e) {
+            return Problems.invalidOrder(e.getMessage());
+        } catch (OrderAlreadyExistsException e) {
+            return Problems.conflict("order " + order.id() + " already exists; nothing was changed. GET /api/orders/"
+                    + order.id() + " shows it");
+        } catch (RuntimeException e) {
+            return outcomeUnknown(
+                    e,
+                    "order " + order.id() + " may or may not have been placed: the database did "
+                            + "not confirm the transaction. GET /api/orders/" + order.id() + " tells. Retrying this "
+                            + "POST with \"id\": \"" + order.id() + "\" is safe: it answers 201, or 409 if the order "
+                            + "was placed",
+                    Json.createObjectBuilder().add("order_id", order.id().toString()));
         }
-        JsonObject body = Json.createObjectBuilder()
-                .add("id", id.toString())
+        JsonObject created = Json.createObjectBuilder()
+                .add("id", order.id().toString())
                 .add("event_id", eventId.toString())
                 .build();
-        return Response.created(uri.getAbsolutePathBuilder().path(id.toString()).build()).entity(body).build();
+        return Response.created(
+                        uri.getAbsolutePathBuilder().path(order.id().toString()).build())
+                .entity(created)
+                .build();
+    }
+
+    /** Places 1 to {@value #MAX_BULK_ORDERS} orders in one transaction: all of them, or none. */
+    @POST
+    @Path("bulk")
+    public Response placeAll(InputStream body) {
+        List<OrderRequest> requests;
+        try {
+            JsonValue json = RequestBody.read(headers.getMediaType(), body, MAX_BULK_BYTES, ORDER_ARRAY);
+            if (json.getValueType() != JsonValue.ValueType.ARRAY) {
+                return Problems.malformedRequest("the body must be " + ORDER_ARRAY + ", was " + RequestBody.kind(json));
+            }
+            requests = identified(json.asJsonArray());
+        } catch (RequestRefused e) {
+            return e.problem();
+        } catch (InvalidOrderException e) {
+            return Problems.invalidOrder(e.getMessage());
+        }
+        List<UUID> ids = requests.stream().map(OrderRequest::id).toList();
+        List<UUID> eventIds;
+        try {
+            eventIds = orders.placeAll(requests);
+        } catch (InvalidOrderException e) {
+            return Problems.invalidOrder(e.getMessage());
+        } catch (OrderAlreadyExistsException e) {
+            return Problems.conflict(alreadyExisting(ids) + "; nothing was changed: none of these orders was placed");
+        } catch (RuntimeException e) {
+            JsonArrayBuilder orderIds = Json.createArrayBuilder();
+            ids.forEach(id -> orderIds.add(id.toString()));
+            return outcomeUnknown(
+                    e,
+                    ids.size() + " orders may or may not have been placed, all of them or none: the "
+                            + "database did not confirm the transaction. GET /api/orders/" + ids.get(0) + " tells. "
+                            + "Retrying this POST with the ids in order_ids is safe: it answers 201, or 409 if the "
+                            + "orders were placed",
+                    Json.createObjectBuilder()
+                            .add("order_id", ids.get(0).toString())
+                            .add("order_ids", orderIds));
+        }
+        JsonArrayBuilder placed = Json.createArrayBuilder();
+        for (int i = 0; i < ids.size(); i++) {
+            placed.add(Json.createObjectBuilder()
+                    .add("id", ids.get(i).toString())
+                    .add("event_id", eventIds.get(i).toString()));
+        }
+        return Response.status(Response.Status.CREATED)
+                .entity(Json.createObjectBuilder().add("orders", placed).build())
+                .build();
     }
 
     @GET
@@ -67,11 +157,69 @@ public class OrdersResource {
             return Problems.notFound("no order " + id);
         }
         return Response.ok(Json.createObjectBuilder()
-                .add("id", order.id().toString())
-                .add("customer", order.customer())
-                .add("sku", order.sku())
-                .add("quantity", order.quantity())
-                .add("placed_at", order.placedAt().toString())
-                .build()).build();
+                        .add("id", order.id().toString())
+                        .add("customer", order.customer())
+                        .add("sku", order.sku())
+                        .add("quantity", order.quantity())
+                        .add("placed_at", order.placedAt().toString())
+                        .build())
+                .build();
+    }
+
+    /** The array's orders, each with an id (random where the client sent none), refusing an id sent twice. */
+    private static List<OrderRequest> identified(JsonArray items) throws RequestRefused {
+        if (items.isEmpty() || items.size() > MAX_BULK_ORDERS) {
+            throw new RequestRefused(
+                    Problems.malformedRequest("the body must be " + ORDER_ARRAY + ", had " + items.size()));
+        }
+        List<OrderRequest> requests = new ArrayList<>(items.size());
+        Map<UUID, Integer> indexOfId = new HashMap<>();
+        for (int i = 0; i < items.size(); i++) {
+            OrderRequest request = OrderRequest.from(items.get(i), "orders[" + i + "]");
+            if (request.id() != null) {
+                Integer first = indexOfId.putIfAbsent(request.id(), i);
+                if (first != null) {
+                    throw new InvalidOrderException(
+                            "orders[" + i + "].id",
+                            "repeats the id of orders[" + first + "]; each order needs its own id");
+                }
+            }
+            requests.add(request.identified());
+        }
+        return requests;
+    }
+
+    /** Names the request's orders that exist, as far as a look-up after the refusal can tell. */
+    private String alreadyExisting(List<UUID> ids) {
+        Set<UUID> existing;
+        try {
+            existing = orders.existing(ids);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "could not look up which orders of a refused bulk request exist", e);
+            existing = Set.of();
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            if (existing.contains(ids.get(i))) {
+                String first = "order " + ids.get(i) + " (orders[" + i + "]) already exists";
+                return existing.size() == 1
+                        ? first
+                        : first + ", and " + (existing.size() - 1) + " more of these orders";
+            }
+        }
+        return "an order with one of these ids already exists";
+    }
+
+    /**
+     * The service failed after it may have committed: the answer says so, with the order ids, and the
+     * failure is logged under the error id it carries.
+     */
+    private static Response outcomeUnknown(RuntimeException failure, String detail, JsonObjectBuilder members) {
+        UUID errorId = UUID.randomUUID();
+        LOG.log(
+                Level.WARNING,
+                failure,
+                () -> "error_id " + errorId + ": placing orders failed and the transaction "
+                        + "may or may not have committed; answered 503 outcome-unknown");
+        return Problems.outcomeUnknown(detail, errorId, members);
     }
 }

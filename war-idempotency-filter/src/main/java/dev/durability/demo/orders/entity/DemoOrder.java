@@ -4,7 +4,6 @@ import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
-
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
@@ -38,7 +37,7 @@ public class DemoOrder {
         this.customer = text(customer, "customer", 200);
         this.sku = text(sku, "sku", 100);
         if (quantity < 1 || quantity > MAX_QUANTITY) {
-            throw new InvalidOrderException("quantity must be between 1 and " + MAX_QUANTITY + ", was " + quantity);
+            throw new InvalidOrderException("quantity", "must be between 1 and " + MAX_QUANTITY + ", was " + quantity);
         }
         this.quantity = quantity;
         this.placedAt = require(placedAt, "placedAt");
@@ -46,14 +45,21 @@ public class DemoOrder {
 
     private static <T> T require(T value, String name) {
         if (value == null) {
-            throw new InvalidOrderException(name + " is required");
+            throw new InvalidOrderException(name, "is required");
         }
         return value;
     }
 
     private static String text(String value, String name, int max) {
-        if (value == null || value.isBlank() || value.length() > max) {
-            throw new InvalidOrderException(name + " must be 1.." + max + " characters");
+        require(value, name);
+        if (value.isBlank() || value.length() > max) {
+            throw new InvalidOrderException(name, "must be 1.." + max + " characters");
+        }
+        // PostgreSQL refuses NUL in text and its driver would store a lone surrogate as '?': refuse both here,
+        // as the client's mistake, rather than fail at the insert or keep something other than what was sent.
+        if (value.codePoints()
+                .anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.SURROGATE)) {
+            throw new InvalidOrderException(name, "must not contain control characters or unpaired surrogates");
         }
         return value;
     }

@@ -1,2 +1,2 @@
-/** The demo order entity and the rules it guards. */
+/** The demo order entity, the rules it guards, and the refusals of an order they raise. */
 package dev.durability.demo.orders.entity;
