@@ -279,6 +279,23 @@ class OutboxClaimsIT {
     }
 
     @Test
+    void rowsHandedBackUnsentAreDueAgainAtOnceWithNoAttemptCounted() throws Exception {
+        List<UUID> ids = stage(2);
+        Claim claim = inTransaction(claims::claim);
+        inTransaction(() -> claims.stamp(
+                claim.token(),
+                List.of(
+                        PublishOutcome.confirmed(ids.get(0)),
+                        PublishOutcome.held(ids.get(1), "broker blocked publishing: low on memory"))));
+        assertThat(count(
+                        "id = ? AND attempts = 0 AND last_error IS NULL AND claimed_at IS NULL AND claim_token IS NULL"
+                                + " AND next_attempt_at IS NULL AND published_at IS NULL",
+                        ids.get(1)))
+                .isEqualTo(1);
+        assertThat(ids(inTransaction(claims::claim))).containsExactly(ids.get(1));
+    }
+
+    @Test
     void anUnroutableMessageIsKeptApartNeitherPublishedNorClaimedAgain() throws Exception {
         UUID id = stage(1).get(0);
         Claim claim = inTransaction(claims::claim);

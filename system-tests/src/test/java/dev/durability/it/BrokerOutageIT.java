@@ -47,10 +47,13 @@ class BrokerOutageIT {
                         assertThat(backoff).isBetween(cap * 0.5 - 0.01, cap + 0.01);
                     }
                 });
-                assertThat(Http.metric(server, "durability_outbox_publish_failures_total"))
-                        .isGreaterThanOrEqualTo(failuresBefore + orders.size());
-                assertThat(Http.metric(server, "durability_outbox_rows_with_errors"))
-                        .isGreaterThanOrEqualTo(orders.size());
+                // The gauges are refreshed at most every 2 s.
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                    assertThat(Http.metric(server, "durability_outbox_publish_failures_total"))
+                            .isGreaterThanOrEqualTo(failuresBefore + orders.size());
+                    assertThat(Http.metric(server, "durability_outbox_rows_with_errors"))
+                            .isGreaterThanOrEqualTo(orders.size());
+                });
             } finally {
                 Rabbitmq.startApp();
             }

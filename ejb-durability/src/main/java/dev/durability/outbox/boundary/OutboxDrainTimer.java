@@ -148,24 +148,19 @@ public class OutboxDrainTimer {
                 LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
             }
             BrokerReadiness sending = claim.isEmpty() || !broker.isReady() ? broker : publisher.readyAfterIdle();
-            if (sending.blocked()) {
-                // An alarm raised while the channel was idle: hand the rows back untouched, no attempt counted.
-                inTransaction(() -> claims.release(claim.token()));
-                problem(
-                        "Outbox drain paused, claim handed back: "
-                                + sending.problem().orElse("broker blocked"),
-                        null);
-                return DrainLoop.Next.STOP;
-            }
-            // With the broker unreachable the batch is still claimed and released as failed: the rows then
-            // show attempts, the error and their backoff to operators, and nothing else changes.
+            // An alarm found only now (the channel was idle) hands the rows back untried. With the broker
+            // unreachable the batch is still claimed and released as failed: the rows then show attempts, the
+            // error and their backoff to operators, and nothing else changes.
             List<PublishOutcome> outcomes = claim.isEmpty()
                     ? List.of()
                     : sending.isReady()
                             ? publisher.publish(claim.rows())
                             : claim.rows().stream()
-                                    .map(row -> PublishOutcome.failed(
-                                            row.id(), sending.problem().get()))
+                                    .map(row -> sending.blocked()
+                                            ? PublishOutcome.held(
+                                                    row.id(), sending.problem().get())
+                                            : PublishOutcome.failed(
+                                                    row.id(), sending.problem().get()))
                                     .toList();
             if (!claim.isEmpty()) {
                 List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
@@ -193,6 +188,10 @@ public class OutboxDrainTimer {
                             "Outbox events routed to no queue, kept apart as unroutable (" + unroutable
                                     + " in this batch; counted in durability_outbox_unroutable_total): " + detail));
         }
+        outcomes.stream()
+                .filter(o -> o.result() == PublishOutcome.Result.HELD)
+                .findFirst()
+                .ifPresent(held -> problem("Outbox drain paused, claim handed back untried: " + held.detail(), null));
         long failed = outcomes.stream().filter(o -> o.result().failure()).count();
         if (failed > 0) {
             metrics.failed(failed);

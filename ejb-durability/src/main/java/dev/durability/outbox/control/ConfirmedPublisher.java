@@ -136,33 +136,48 @@ public class ConfirmedPublisher {
     }
 
     private BrokerReadiness probe() throws IOException {
-        channel.basicPublish("", PROBE_ROUTING_KEY, false, MessageProperties.MINIMAL_BASIC, new byte[0]);
+        // Its own confirm bookkeeping: the channel's waitForConfirms would also report nacks of earlier batches.
+        PublisherConfirms confirms = new PublisherConfirms();
+        UUID probe = UUID.randomUUID();
+        Channel probing = channel;
+        probing.addConfirmListener(confirms);
+        ShutdownListener closed = confirms::closed;
+        probing.addShutdownListener(closed);
         try {
-            if (channel.waitForConfirms(brokerConfig.connectTimeoutMillis())) {
-                lastConfirmNanos = System.nanoTime();
-                broker.publishConfirmed();
-                return BrokerReadiness.ready();
-            }
-            dropChannel();
-            return BrokerReadiness.unreachable("the broker nacked a probe message");
-        } catch (TimeoutException e) {
-            Optional<String> blocked = broker.blockedReason();
-            if (blocked.isEmpty()) {
-                // Not blocked, yet silent: wedged or half-open. Reconnect on the next tick.
-                channel = null;
-                broker.abort();
-                return BrokerReadiness.unreachable(
-                        "no confirm of a probe message within " + brokerConfig.connectTimeoutMillis() + " ms");
-            }
-            // Blocked: keep the connection, which the broker tells when the alarm is over, but not the channel,
-            // whose late confirm would be misread.
-            abandonChannel();
-            return BrokerReadiness.blocked(blocked.get());
+            confirms.sending(probing.getNextPublishSeqNo(), probe);
+            probing.basicPublish("", PROBE_ROUTING_KEY, false, MessageProperties.MINIMAL_BASIC, new byte[0]);
+            confirms.await(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(brokerConfig.connectTimeoutMillis()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             dropChannel();
             return BrokerReadiness.unreachable("interrupted while probing the broker");
+        } finally {
+            probing.removeConfirmListener(confirms);
+            probing.removeShutdownListener(closed);
         }
+        PublishOutcome outcome = confirms.outcomes(List.of(probe)).get(probe);
+        if (outcome.result() == PublishOutcome.Result.CONFIRMED) {
+            lastConfirmNanos = System.nanoTime();
+            broker.publishConfirmed();
+            // The broker confirms the publish that made it block the connection, then announces the block.
+            return broker.blockedReason().map(BrokerReadiness::blocked).orElseGet(BrokerReadiness::ready);
+        }
+        if (!confirms.timedOut()) {
+            dropChannel();
+            return BrokerReadiness.unreachable("probe message not confirmed: " + outcome.detail());
+        }
+        Optional<String> blocked = broker.blockedReason();
+        if (blocked.isEmpty()) {
+            // Not blocked, yet silent: wedged or half-open. Reconnect on the next tick.
+            channel = null;
+            broker.abort();
+            return BrokerReadiness.unreachable(
+                    "no confirm of a probe message within " + brokerConfig.connectTimeoutMillis() + " ms");
+        }
+        // Blocked: keep the connection, which the broker tells when the alarm is over, but not the channel,
+        // whose late confirm would be misread.
+        abandonChannel();
+        return BrokerReadiness.blocked(blocked.get());
     }
 
     /** One outcome per row, in the batch's order. Never throws: a broker fault fails the affected messages. */
@@ -216,8 +231,11 @@ public class ConfirmedPublisher {
                 for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : batch.entrySet()) {
                     Optional<String> blocked = broker.blockedReason();
                     if (blocked.isPresent()) {
-                        // The broker stopped reading: writing more would only block this thread.
-                        throw new IOException("broker blocked publishing: " + blocked.get());
+                        // The broker stopped reading: writing more would only block this thread, and what was
+                        // not sent is handed back untried.
+                        confirms.holdUnsent(
+                                ids.subList(sent, ids.size()), "broker blocked publishing: " + blocked.get());
+                        break;
                     }
                     EnvelopeHeaders headers = message.getValue();
                     byte[] body = message.getKey().envelope().getBytes(StandardCharsets.UTF_8);

@@ -37,10 +37,14 @@ public final class DrainLoop {
 
     /** What follows a published and stamped batch. */
     public static Next after(Claim claim, List<PublishOutcome> outcomes, int batchSize, boolean budgetLeft) {
-        if (claim.isEmpty() || linkFailedWholeBatch(outcomes) || !claim.moreDue(batchSize)) {
+        if (claim.isEmpty() || linkFailedWholeBatch(outcomes) || brokerBlocked(outcomes) || !claim.moreDue(batchSize)) {
             return Next.STOP;
         }
         return budgetLeft ? Next.CLAIM_AGAIN : Next.CONTINUE_IN_NEW_TICK;
+    }
+
+    private static boolean brokerBlocked(List<PublishOutcome> outcomes) {
+        return outcomes.stream().anyMatch(o -> o.result() == PublishOutcome.Result.HELD);
     }
 
     private static boolean linkFailedWholeBatch(List<PublishOutcome> outcomes) {

@@ -74,6 +74,13 @@ public class OutboxClaims {
                         .setParameter(2, uuidArray(rows))
                         .setParameter(3, truncate(detail))
                         .executeUpdate());
+        List<PublishOutcome> held = byResult.getOrDefault(PublishOutcome.Result.HELD, List.of());
+        if (!held.isEmpty()) {
+            em.createNamedQuery(OutboxEvent.RELEASE_UNTRIED)
+                    .setParameter(1, token.toString())
+                    .setParameter(2, uuidArray(held))
+                    .executeUpdate();
+        }
         outcomes.stream()
                 .filter(o -> o.result().failure())
                 .collect(Collectors.groupingBy(PublishOutcome::detail))
@@ -85,18 +92,6 @@ public class OutboxClaims {
                         .setParameter(5, config.backoffMaxSeconds())
                         .executeUpdate());
         return lags;
-    }
-
-    /**
-     * Hands a claim's rows back untried (no attempt counted, no backoff), fenced on the claim.
-     *
-     * @return how many rows were handed back
-     */
-    public int release(UUID token) {
-        boundStatements();
-        return em.createNamedQuery(OutboxEvent.RELEASE_UNTRIED)
-                .setParameter(1, token.toString())
-                .executeUpdate();
     }
 
     private void boundStatements() {

@@ -21,7 +21,12 @@ public record PublishOutcome(UUID id, Result result, String detail) {
          * The link failed: never sent, no confirm in time, or the channel closed. Retried with backoff;
          * when a whole batch fails this way the drain waits for the next tick.
          */
-        FAILED;
+        FAILED,
+        /**
+         * Never sent because the broker blocks publishers (a resource alarm): handed back untried, with no
+         * attempt counted, and the drain waits for the alarm to end.
+         */
+        HELD;
 
         /** Whether the row is retried with backoff. */
         public boolean failure() {
@@ -39,6 +44,10 @@ public record PublishOutcome(UUID id, Result result, String detail) {
 
     public static PublishOutcome rejected(UUID id, String detail) {
         return new PublishOutcome(id, Result.REJECTED, Objects.requireNonNullElse(detail, "rejected"));
+    }
+
+    public static PublishOutcome held(UUID id, String detail) {
+        return new PublishOutcome(id, Result.HELD, Objects.requireNonNullElse(detail, "broker blocked"));
     }
 
     public static PublishOutcome failed(UUID id, String detail) {

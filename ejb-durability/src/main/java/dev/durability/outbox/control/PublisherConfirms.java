@@ -119,6 +119,15 @@ class PublisherConfirms implements ConfirmListener {
         }
     }
 
+    /** Events never handed to the channel because the broker blocks publishers: handed back, not failed. */
+    synchronized void holdUnsent(Collection<UUID> ids, String reason) {
+        for (UUID id : ids) {
+            if (!outstanding.containsValue(id) && !outcomes.containsKey(id)) {
+                outcomes.put(id, PublishOutcome.held(id, reason));
+            }
+        }
+    }
+
     /** One outcome per event; an event without one (never sent) fails. */
     synchronized Map<UUID, PublishOutcome> outcomes(Collection<UUID> ids) {
         Map<UUID, PublishOutcome> result = new HashMap<>();

@@ -132,11 +132,11 @@ import java.util.UUID;
                    secs => LEAST(?5, ?4 * power(2, LEAST(attempts, 30))) * (0.5 + random() * 0.5))
          WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         """)
-// A claim handed back before anything was sent (the broker turned out to be blocked): no attempt counted.
+// Rows handed back unsent (the broker turned out to be blocking publishers): no attempt counted.
 @NamedNativeQuery(name = OutboxEvent.RELEASE_UNTRIED, query = """
         UPDATE event_outbox
            SET claimed_at = NULL, claim_token = NULL
-         WHERE claim_token = CAST(?1 AS uuid) AND published_at IS NULL
+         WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         """)
 // What the status gauges show, each count stopping at ?2 rows: every part is an index range scan of
 // the pending, failing or unroutable partial index, never a scan of the whole backlog per scrape.

@@ -97,4 +97,15 @@ class DrainLoopTest {
                 .isTrue();
         assertThat(DrainLoop.mayClaim(BrokerReadiness.ready())).isTrue();
     }
+
+    @Test
+    void rowsHandedBackBecauseTheBrokerBlocksEndTheTick() {
+        Claim full = claim(BATCH, BATCH);
+        assertThat(DrainLoop.after(
+                        full, outcomes(full, PublishOutcome.Result.CONFIRMED, PublishOutcome.Result.HELD), BATCH, true))
+                .isEqualTo(DrainLoop.Next.STOP);
+        assertThat(PublishOutcome.Result.HELD.failure())
+                .as("no attempt counted")
+                .isFalse();
+    }
 }
