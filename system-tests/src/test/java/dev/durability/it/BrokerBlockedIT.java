@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.durability.envelope.EventEnvelope;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,13 +41,7 @@ class BrokerBlockedIT {
             await().atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofSeconds(1))
                     .until(() -> outbox.count("event_type = ? AND published_at IS NULL", eventType) == 0);
-            Set<String> expected =
-                    envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
-            await().atMost(Duration.ofSeconds(15))
-                    .untilAsserted(() -> assertThat(queue.messages().stream()
-                                    .map(EventQueue.Message::id)
-                                    .collect(Collectors.toSet()))
-                            .containsAll(expected));
+            queue.awaitArrivalOf(envelopes, Duration.ofSeconds(15));
         }
     }
 }

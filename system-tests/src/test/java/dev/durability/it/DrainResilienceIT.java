@@ -12,7 +12,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -97,16 +96,23 @@ class DrainResilienceIT {
         String refused = "mixed.refused_" + Long.toHexString(System.nanoTime());
         try (EventQueue deliveries = new EventQueue(EXCHANGE, Map.of(), Map.of(), good);
                 EventQueue full = EventQueue.rejectingEverything(EXCHANGE, refused)) {
-            // 2,000 rows, one in ten failing: nacked by a full queue, or unreadable. Interleaved by creation time.
-            List<EventEnvelope> goodRows = envelopes(good, 1_800);
-            List<EventEnvelope> nackedRows = envelopes(refused, 150);
-            List<EventEnvelope> all = new ArrayList<>(goodRows);
-            all.addAll(nackedRows);
-            Collections.shuffle(all);
-            outbox.seed(all);
+            // 2,000 rows, one in ten failing: nacked by a full queue, or unreadable. Claims take rows by creation
+            // time, then id (UUIDv7, in the order built): every chunk of 100 holds its share of failing rows.
+            List<EventEnvelope> goodRows = new ArrayList<>();
+            List<EventEnvelope> nackedRows = new ArrayList<>();
             List<UUID> unreadable = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                unreadable.add(seedUnreadable(good));
+            for (int chunk = 0; chunk < 20; chunk++) {
+                List<EventEnvelope> rows = new ArrayList<>();
+                for (int i = 0; i < 97; i++) {
+                    EventEnvelope row =
+                            envelopes(i % 13 == 0 ? refused : good, 1).get(0);
+                    (i % 13 == 0 ? nackedRows : goodRows).add(row);
+                    rows.add(row);
+                }
+                outbox.seed(rows);
+                for (int i = 0; i < 3; i++) {
+                    unreadable.add(seedUnreadable(good));
+                }
             }
 
             await("the first event of the backlog")

@@ -1,22 +1,30 @@
 package dev.durability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DeliverCallback;
+import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 /**
  * A durable test queue bound to the events exchange for some routing keys, consumed into memory. It
@@ -129,6 +137,15 @@ final class EventQueue implements AutoCloseable {
         synchronized (received) {
             return List.copyOf(received);
         }
+    }
+
+    /** Waits until every one of these envelopes has arrived, failing with the missing ones after the timeout. */
+    void awaitArrivalOf(Collection<EventEnvelope> envelopes, Duration timeout) {
+        Set<String> expected = envelopes.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+        await().atMost(timeout)
+                .untilAsserted(
+                        () -> assertThat(messages().stream().map(Message::id).collect(Collectors.toSet()))
+                                .containsAll(expected));
     }
 
     List<Message> messagesForAggregate(Object aggregateId) {

@@ -95,9 +95,10 @@ class FrozenBrokerIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> queue.messages().size() == 1);
             double recoveries = Http.metric(server.uri(), "durability_outbox_lease_recoveries_total");
 
-            proxy.pause();
-            // 16 MiB in one claim (its byte bound), far more than the socket buffers hold, so the drain blocks
-            // writing; a few rows more stay due, for a tick that overlapped the stuck one to claim.
+            // Frozen in the middle of the publish, after the link passed any probe: 16 MiB in one claim (its byte
+            // bound), far more than the socket buffers hold, so the drain blocks writing; a few rows more stay
+            // due, for a tick that overlapped the stuck one to claim.
+            proxy.freezeAfterForwarding(2_000_000);
             String filler = "x".repeat(400_000);
             List<EventEnvelope> envelopes = new ArrayList<>();
             for (int i = 0; i < 45; i++) {

@@ -8,11 +8,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP relay between a server under test and RabbitMQ that can freeze: while paused it forwards
- * nothing either way, so a publisher waits for confirms that never come (a wedged network, a stalled
- * broker). Used to hold a drain between its claim and its stamp.
+ * A TCP relay between a server under test and RabbitMQ that can freeze after a given number of bytes
+ * towards the broker, in the middle of a publish: it then forwards nothing either way, so a publisher
+ * blocks writing or waits for confirms that never come (a wedged network, a stalled broker). Used to
+ * hold a drain between its claim and its stamp.
  */
 final class TcpProxy implements AutoCloseable {
     private final ServerSocket listener;
@@ -20,6 +22,9 @@ final class TcpProxy implements AutoCloseable {
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean paused;
+    /** Bytes still to forward towards the broker before the relay freezes by itself. */
+    private final AtomicLong freezeAfter = new AtomicLong(Long.MAX_VALUE);
+
     private volatile boolean closed;
 
     TcpProxy(String targetHost, int targetPort) throws IOException {
@@ -35,14 +40,16 @@ final class TcpProxy implements AutoCloseable {
         return listener.getLocalPort();
     }
 
-    void pause() {
-        paused = true;
+    /** Freezes once this many more bytes went towards the broker: a freeze in the middle of a publish. */
+    void freezeAfterForwarding(long bytes) {
+        freezeAfter.set(bytes);
     }
 
     /** Drops every relayed connection (and what it held back), then relays new ones again. */
     void resumeWithNewConnections() {
         sockets.forEach(TcpProxy::closeQuietly);
         sockets.clear();
+        freezeAfter.set(Long.MAX_VALUE);
         paused = false;
     }
 
@@ -53,8 +60,8 @@ final class TcpProxy implements AutoCloseable {
                 Socket upstream = new Socket(targetHost, targetPort);
                 sockets.add(client);
                 sockets.add(upstream);
-                relay(client, upstream);
-                relay(upstream, client);
+                relay(client, upstream, true);
+                relay(upstream, client, false);
             } catch (IOException e) {
                 if (!closed) {
                     continue;
@@ -64,7 +71,7 @@ final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void relay(Socket from, Socket to) {
+    private void relay(Socket from, Socket to, boolean towardsBroker) {
         Thread thread = new Thread(
                 () -> {
                     byte[] buffer = new byte[16384];
@@ -72,6 +79,9 @@ final class TcpProxy implements AutoCloseable {
                             OutputStream out = to.getOutputStream()) {
                         int n;
                         while ((n = in.read(buffer)) >= 0) {
+                            if (towardsBroker && freezeAfter.addAndGet(-n) < 0) {
+                                paused = true;
+                            }
                             while (paused && !from.isClosed()) {
                                 Thread.sleep(20);
                             }
