@@ -128,17 +128,18 @@ class DrainResilienceIT {
                     .until(() -> ids(deliveries).containsAll(ids(goodRows)));
             assertThat(Duration.between(firstArrival, Instant.now())).isLessThan(POLL.minusSeconds(5));
 
+            // Failed rows back off (1 s, then 2 s, ...) and are retried while the burst still drains.
             for (EventEnvelope nacked : nackedRows.subList(0, 10)) {
                 OutboxTable.Row row = outbox.row(nacked.id());
                 assertThat(row.publishedAt()).isNull();
-                assertThat(row.attempts()).isEqualTo(1);
+                assertThat(row.attempts()).isPositive();
                 assertThat(row.lastError()).isEqualTo("nacked by the broker");
                 assertThat(row.claimedAt()).as("claim released at once").isNull();
                 assertThat(row.nextAttemptAt()).isAfter(row.lastAttemptAt());
             }
             OutboxTable.Row broken = outbox.row(unreadable.get(0));
             assertThat(broken.publishedAt()).isNull();
-            assertThat(broken.attempts()).isEqualTo(1);
+            assertThat(broken.attempts()).isPositive();
             assertThat(broken.lastError()).startsWith("invalid envelope:").contains("occurred_at");
         }
     }
