@@ -11,17 +11,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP relay between a server under test and RabbitMQ that can freeze after a given number of bytes
- * towards the broker, in the middle of a publish: it then forwards nothing either way, so a publisher
- * blocks writing or waits for confirms that never come (a wedged network, a stalled broker). Used to
- * hold a drain between its claim and its stamp.
+ * A TCP relay between a server under test and RabbitMQ that can stop forwarding towards the broker
+ * after a given number of bytes, in the middle of a publish, as a broker that stopped reading would:
+ * what it already got is confirmed, the rest never arrives, so a publisher blocks writing or waits for
+ * confirms that never come. Used to hold a drain between its claim and its stamp.
  */
 final class TcpProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final String targetHost;
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private volatile boolean paused;
+    /** Set once the byte budget towards the broker is spent; replies from the broker still pass. */
+    private volatile boolean frozen;
     /** Bytes still to forward towards the broker before the relay freezes by itself. */
     private final AtomicLong freezeAfter = new AtomicLong(Long.MAX_VALUE);
 
@@ -50,7 +51,7 @@ final class TcpProxy implements AutoCloseable {
         sockets.forEach(TcpProxy::closeQuietly);
         sockets.clear();
         freezeAfter.set(Long.MAX_VALUE);
-        paused = false;
+        frozen = false;
     }
 
     private void accept() {
@@ -80,9 +81,9 @@ final class TcpProxy implements AutoCloseable {
                         int n;
                         while ((n = in.read(buffer)) >= 0) {
                             if (towardsBroker && freezeAfter.addAndGet(-n) < 0) {
-                                paused = true;
+                                frozen = true;
                             }
-                            while (paused && !from.isClosed()) {
+                            while (towardsBroker && frozen && !from.isClosed()) {
                                 Thread.sleep(20);
                             }
                             if (from.isClosed()) {
