@@ -23,9 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * A server whose broker link can freeze (a relay that stops forwarding), configured with an alternate
- * exchange. A publish round caught by the freeze gives up within its budget, well before the lease, so
- * no other worker re-publishes what it held; and an event no queue is bound for is kept by the broker.
+ * A server whose links can stall: its broker link can freeze (a relay that stops forwarding), and its
+ * table can be locked. A publish round caught by the freeze gives up within its budget, well before the
+ * lease, so no other worker re-publishes what it held; a claim stuck on a lock gives up at its statement
+ * timeout and shows as a failing tick, not a hung one. Configured with an alternate exchange, so an
+ * event no queue is bound for is kept by the broker.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FrozenBrokerIT {
@@ -183,6 +185,37 @@ class FrozenBrokerIT {
         });
         assertThat(Http.metric(server.uri(), "durability_outbox_unroutable_total"))
                 .isEqualTo(unroutable);
+    }
+
+    @Test
+    void aClaimStuckOnALockGivesUpAtItsStatementTimeoutAndShowsAsAFailingTick() throws Exception {
+        String eventType = "frozen.locked_" + Long.toHexString(System.nanoTime());
+        double tickFailures = Http.metric(server.uri(), "durability_outbox_drain_tick_failures_total");
+        try (EventQueue queue = queue(eventType);
+                java.sql.Connection locker = OutboxTable.connect()) {
+            List<EventEnvelope> envelopes = OutboxTable.envelopes(eventType, 5);
+            outbox.seed(envelopes);
+            // Plain reads (the status gauges) pass; the claim's SELECT ... FOR UPDATE waits for the lock.
+            locker.setAutoCommit(false);
+            try (java.sql.Statement lock = locker.createStatement()) {
+                lock.execute("LOCK TABLE " + SCHEMA + ".event_outbox IN EXCLUSIVE MODE");
+            }
+            try {
+                // The statement timeout is 2 s and the timer fires every second: a hung drain would not end ticks.
+                await("a claim gave up on the lock")
+                        .atMost(Duration.ofSeconds(15))
+                        .until(() -> Http.metric(server.uri(), "durability_outbox_drain_tick_failures_total")
+                                > tickFailures);
+                assertThat(Http.metric(server.uri(), "durability_outbox_drain_last_tick_age_seconds"))
+                        .as("ticks keep ending while they fail")
+                        .isLessThan(5);
+                assertThat(queue.messages()).isEmpty();
+            } finally {
+                locker.rollback();
+            }
+            queue.awaitArrivalOf(envelopes, Duration.ofSeconds(30));
+        }
+        assertThat(server.messagesLog()).contains("canceling statement due to statement timeout");
     }
 
     private static Connection connect() throws Exception {
