@@ -116,6 +116,16 @@ final class LibraryDeployment {
         }
     }
 
+    /** All rows of one table of the tests' schema. */
+    static long countRows(DataSource dataSource, String table) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + SCHEMA + "." + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** Rows of the tests' outbox matching a condition whose {@code ?} placeholders take these parameters. */
     static long count(DataSource dataSource, String where, Object... parameters) throws SQLException {
         try (Connection c = dataSource.getConnection();

@@ -57,6 +57,13 @@ class OutboxStagerIT {
         LibraryDeployment.freshOutbox(dataSource);
     }
 
+    private void sql(String statement) throws Exception {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+
     private long rowsOf(UUID aggregate) throws Exception {
         return LibraryDeployment.count(dataSource, "aggregate_id = ?", aggregate);
     }
@@ -132,14 +139,31 @@ class OutboxStagerIT {
                     aggregate,
                     Json.createObjectBuilder().add("n", i).build()));
         }
-        transaction.begin();
-        List<UUID> ids = stager.stage(envelopes);
-        transaction.commit();
-        assertThat(ids)
-                .hasSize(10_000)
-                .doesNotHaveDuplicates()
-                .isEqualTo(envelopes.stream().map(EventEnvelope::id).toList());
-        assertThat(rowsOf(aggregate)).isEqualTo(10_000);
+        // Counts the INSERT statements that reach the table: one JDBC batch arrives as a few multi-row
+        // statements, not one statement (and round trip) per event.
+        sql("CREATE TABLE IF NOT EXISTS " + LibraryDeployment.SCHEMA + ".insert_statements (n bigint NOT NULL)");
+        sql("DELETE FROM " + LibraryDeployment.SCHEMA + ".insert_statements");
+        sql("CREATE OR REPLACE FUNCTION " + LibraryDeployment.SCHEMA + ".count_insert_statement() RETURNS trigger"
+                + " LANGUAGE plpgsql AS $$ BEGIN INSERT INTO " + LibraryDeployment.SCHEMA
+                + ".insert_statements VALUES (1); RETURN NULL; END $$");
+        sql("CREATE OR REPLACE TRIGGER count_insert_statements AFTER INSERT ON " + LibraryDeployment.SCHEMA
+                + ".event_outbox FOR EACH STATEMENT EXECUTE FUNCTION " + LibraryDeployment.SCHEMA
+                + ".count_insert_statement()");
+        try {
+            transaction.begin();
+            List<UUID> ids = stager.stage(envelopes);
+            transaction.commit();
+            assertThat(ids)
+                    .hasSize(10_000)
+                    .doesNotHaveDuplicates()
+                    .isEqualTo(envelopes.stream().map(EventEnvelope::id).toList());
+            assertThat(rowsOf(aggregate)).isEqualTo(10_000);
+            assertThat(LibraryDeployment.countRows(dataSource, "insert_statements"))
+                    .as("INSERT statements for 10,000 events")
+                    .isLessThan(100);
+        } finally {
+            sql("DROP TRIGGER count_insert_statements ON " + LibraryDeployment.SCHEMA + ".event_outbox");
+        }
     }
 
     @Test
