@@ -39,8 +39,11 @@ class ServerKilledMidDrainIT {
             server.start();
             server.awaitApplicationStarted();
             // A fresh, idle server already reports its outbox gauges: alert rules see them from the start.
-            assertThat(Http.get(server.uri(), "/metrics").body())
-                    .contains("durability_outbox_depth{", "durability_outbox_unpublished_beyond_grace{");
+            // (The metrics endpoint may answer a moment after the application reports it started.)
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(
+                                    Http.get(server.uri(), "/metrics").body())
+                            .contains("durability_outbox_depth{", "durability_outbox_unpublished_beyond_grace{"));
 
             // One event first, so the server holds an open broker connection when the network freezes.
             List<EventEnvelope> warmUp = OutboxTable.envelopes(eventType, 1);
