@@ -165,7 +165,7 @@ class DrainResilienceIT {
                     .atMost(POLL.plusSeconds(90))
                     .pollInterval(Duration.ofSeconds(1))
                     .until(() -> outbox.count("event_type = ? AND published_at IS NULL", heavy) == 0);
-            await().atMost(Duration.ofSeconds(30)).until(() -> ids(queue).containsAll(ids(envelopes)));
+            queue.awaitArrivalOf(envelopes, Duration.ofSeconds(30));
         }
         assertThat(server.messagesLog()).doesNotContain("OutOfMemoryError");
         assertThat(Http.get(server.uri(), "/metrics").statusCode())
@@ -191,7 +191,7 @@ class DrainResilienceIT {
             outbox.seed(envelopes(unbound, 1));
             seedUnreadable(good);
 
-            await().atMost(POLL.plusSeconds(15)).until(() -> ids(deliveries).containsAll(ids(goodRows)));
+            deliveries.awaitArrivalOf(goodRows, POLL.plusSeconds(15));
             await("gauges refreshed").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 assertThat(Http.metric(uri, "durability_outbox_depth")).isEqualTo(3);
                 assertThat(Http.metric(uri, "durability_outbox_rows_with_errors"))

@@ -153,15 +153,7 @@ public class OutboxDrainTimer {
             // error and their backoff to operators, and nothing else changes.
             List<PublishOutcome> outcomes = claim.isEmpty()
                     ? List.of()
-                    : sending.isReady()
-                            ? publisher.publish(claim.rows())
-                            : claim.rows().stream()
-                                    .map(row -> sending.blocked()
-                                            ? PublishOutcome.held(
-                                                    row.id(), sending.problem().get())
-                                            : PublishOutcome.failed(
-                                                    row.id(), sending.problem().get()))
-                                    .toList();
+                    : sending.isReady() ? publisher.publish(claim.rows()) : unsent(claim, sending);
             if (!claim.isEmpty()) {
                 List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
                         .run(() -> stamps.commit(claim.token(), outcomes));
@@ -172,6 +164,15 @@ public class OutboxDrainTimer {
                 return next;
             }
         }
+    }
+
+    /** Every row of a claim the broker could not take: handed back when it blocks, failed when unreachable. */
+    private static List<PublishOutcome> unsent(Claim claim, BrokerReadiness broker) {
+        PublishOutcome.Result result = broker.blocked() ? PublishOutcome.Result.HELD : PublishOutcome.Result.FAILED;
+        String why = broker.problem().orElse("broker not ready");
+        return claim.rows().stream()
+                .map(row -> new PublishOutcome(row.id(), result, why))
+                .toList();
     }
 
     private void report(List<PublishOutcome> outcomes, List<Double> lags) {

@@ -57,27 +57,21 @@ public class OutboxMetrics {
 
     @PostConstruct
     void register() {
-        published = registry.counter(metadata(
-                "durability_outbox_published",
-                "Outbox rows the broker confirmed and the drain stamped published",
-                MetricUnits.NONE));
-        failed = registry.counter(metadata(
+        published = counter(
+                "durability_outbox_published", "Outbox rows the broker confirmed and the drain stamped published");
+        failed = counter(
                 "durability_outbox_publish_failures",
-                "Publish attempts that failed (broker unreachable, nack, confirm timeout); the row is retried with backoff",
-                MetricUnits.NONE));
-        unroutable = registry.counter(metadata(
+                "Publish attempts that failed (broker unreachable, nack, confirm timeout); the row is retried with backoff");
+        unroutable = counter(
                 "durability_outbox_unroutable",
-                "Confirmed messages the broker returned because no queue is bound for their event type",
-                MetricUnits.NONE));
-        leaseRecoveries = registry.counter(metadata(
+                "Confirmed messages the broker returned because no queue is bound for their event type");
+        leaseRecoveries = counter(
                 "durability_outbox_lease_recoveries",
-                "Rows claimed again after an earlier claim's lease expired (a worker died or stalled)",
-                MetricUnits.NONE));
-        tickFailures = registry.counter(metadata(
+                "Rows claimed again after an earlier claim's lease expired (a worker died or stalled)");
+        tickFailures = counter(
                 "durability_outbox_drain_tick_failures",
                 "Drain ticks that ended with an error (the database unreachable, a stamp given up on); a failing "
-                        + "drain shows here, a hung one in durability_outbox_drain_last_tick_age_seconds",
-                MetricUnits.NONE));
+                        + "drain shows here, a hung one in durability_outbox_drain_last_tick_age_seconds");
         publishLag = registry.timer(metadata(
                 "durability_outbox_publish_lag",
                 "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock",
@@ -90,7 +84,11 @@ public class OutboxMetrics {
                         MetricUnits.SECONDS),
                 this,
                 metrics -> (System.nanoTime() - metrics.lastTickNanos) / 1e9);
-        gauge("durability_outbox_depth", "Outbox rows not yet published", MetricUnits.NONE, Status::depth);
+        gauge(
+                "durability_outbox_depth",
+                "Pending outbox rows: neither published nor returned unroutable",
+                MetricUnits.NONE,
+                Status::depth);
         gauge(
                 "durability_outbox_oldest_pending_age",
                 "Age of the oldest unpublished outbox row (0 when none)",
@@ -137,6 +135,10 @@ public class OutboxMetrics {
 
     public void leaseRecovered(long count) {
         leaseRecoveries.inc(count);
+    }
+
+    private Counter counter(String name, String description) {
+        return registry.counter(metadata(name, description, MetricUnits.NONE));
     }
 
     private void gauge(String name, String description, String unit, ToDoubleFunction<Status> value) {

@@ -40,8 +40,12 @@ public class SchemaMigration {
 
     @PostConstruct
     void migrate() {
-        requireUntypedStrings();
-        requireSchemaOfTheDataSource();
+        try (Connection connection = dataSource.getConnection()) {
+            requireUntypedStrings(connection);
+            requireSchemaOfTheDataSource(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
+        }
         MigrateResult result =
                 MigrationPlan.forSchema(dataSource, service.schema()).migrate();
         LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion + " ("
@@ -53,15 +57,12 @@ public class SchemaMigration {
      * data source's {@code currentSchema}: when the two differ, migrations and traffic would go to
      * different tables. Refuse to start instead, naming both.
      */
-    private void requireSchemaOfTheDataSource() {
+    private void requireSchemaOfTheDataSource(Connection connection) throws SQLException {
         String searchPath;
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement show = connection.prepareStatement("SELECT current_setting('search_path')");
+        try (PreparedStatement show = connection.prepareStatement("SELECT current_setting('search_path')");
                 ResultSet rs = show.executeQuery()) {
             rs.next();
             searchPath = rs.getString(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
         }
         String first = searchPath.split(",")[0].trim().replace("\"", "");
         if (!first.equals(service.schema())) {
@@ -80,9 +81,8 @@ public class SchemaMigration {
      * accepts only when the driver sends strings untyped. A data source without that setting would fail
      * every business transaction that stages an event; fail the start instead, saying how to fix it.
      */
-    private void requireUntypedStrings() {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement probe = connection.prepareStatement("SELECT CAST('{}' AS jsonb) = ?")) {
+    private void requireUntypedStrings(Connection connection) {
+        try (PreparedStatement probe = connection.prepareStatement("SELECT CAST('{}' AS jsonb) = ?")) {
             probe.setString(1, "{}");
             probe.executeQuery().close();
         } catch (SQLException e) {
