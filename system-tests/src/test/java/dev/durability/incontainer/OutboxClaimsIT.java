@@ -7,10 +7,14 @@ import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.ClaimedRow;
+import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.outbox.entity.OutboxStatus;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -47,6 +51,9 @@ class OutboxClaimsIT {
 
     @Inject
     OutboxClaims claims;
+
+    @PersistenceContext(unitName = "durability")
+    EntityManager em;
 
     @Inject
     OutboxStager stager;
@@ -149,6 +156,27 @@ class OutboxClaimsIT {
 
     private static List<UUID> ids(Claim claim) {
         return claim.rows().stream().map(ClaimedRow::id).toList();
+    }
+
+    @Test
+    void theStatusQueryStopsCountingAtItsCap() throws Exception {
+        stage(30);
+        sql("UPDATE " + TABLE + " SET attempts = 1, created_at = created_at - interval '1 hour'");
+        OutboxStatus capped = em.createNamedQuery(OutboxEvent.PENDING_STATUS, OutboxStatus.class)
+                .setParameter(1, 60)
+                .setParameter(2, 10)
+                .getSingleResult();
+        assertThat(capped.depth())
+                .as("a scrape reads at most the cap, however many rows are pending")
+                .isEqualTo(10);
+        assertThat(capped.withErrors()).isEqualTo(10);
+        assertThat(capped.beyondGrace()).isEqualTo(10);
+        assertThat(capped.oldestPendingSeconds()).isGreaterThan(3_500);
+        OutboxStatus exact = em.createNamedQuery(OutboxEvent.PENDING_STATUS, OutboxStatus.class)
+                .setParameter(1, 60)
+                .setParameter(2, 100_000)
+                .getSingleResult();
+        assertThat(exact.depth()).isEqualTo(30);
     }
 
     @Test

@@ -27,8 +27,8 @@ import org.eclipse.microprofile.metrics.Timer;
 @ApplicationScoped
 public class OutboxMetrics {
     private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
-    /** Scrapes within this long share one status query (measured on the monotonic clock). */
-    private static final long STATUS_CACHE_NANOS = 2_000_000_000L;
+    /** Scrapes within this long share one status query. */
+    private static final Duration STATUS_PERIOD = Duration.ofSeconds(2);
     /** No status count reads more rows than this; a gauge at this value means "at least". */
     public static final int STATUS_COUNT_CAP = 100_000;
 
@@ -47,7 +47,8 @@ public class OutboxMetrics {
     private Counter leaseRecoveries;
     private Counter tickFailures;
     private Timer publishLag;
-    private volatile Status status;
+    private final ShortLivedValue<Status> status =
+            new ShortLivedValue<>(this::readStatus, STATUS_PERIOD, System::nanoTime);
     private volatile long lastTickNanos = System.nanoTime();
 
     /** Registers at start-up, so an idle server reports its gauges (and the alert rules see them) from the first scrape. */
@@ -146,30 +147,26 @@ public class OutboxMetrics {
     }
 
     private Status status() {
-        Status current = status;
-        long now = System.nanoTime();
-        if (current != null && now - current.readAtNanos() < STATUS_CACHE_NANOS) {
-            return current;
-        }
+        return status.get();
+    }
+
+    private Status readStatus() {
         try {
             OutboxStatus read = em.createNamedQuery(OutboxEvent.PENDING_STATUS, OutboxStatus.class)
                     .setParameter(1, config.pendingGraceSeconds())
                     .setParameter(2, STATUS_COUNT_CAP)
                     .getSingleResult();
-            current = new Status(
+            return new Status(
                     read.depth(),
                     read.oldestPendingSeconds(),
                     read.beyondGrace(),
                     read.withErrors(),
-                    read.unroutable(),
-                    now);
+                    read.unroutable());
         } catch (RuntimeException e) {
             // The database is unreachable: the gauges say "unknown" (NaN) and the rest of /metrics still renders.
             LOG.log(Level.FINE, "Outbox status unavailable", e);
-            current = new Status(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, now);
+            return new Status(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
         }
-        status = current;
-        return current;
     }
 
     private static Metadata metadata(String name, String description, String unit) {
@@ -181,10 +178,5 @@ public class OutboxMetrics {
     }
 
     private record Status(
-            double depth,
-            double oldestPendingSeconds,
-            double beyondGrace,
-            double withErrors,
-            double unroutable,
-            long readAtNanos) {}
+            double depth, double oldestPendingSeconds, double beyondGrace, double withErrors, double unroutable) {}
 }
