@@ -7,14 +7,11 @@ import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.ClaimedRow;
-import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.OutboxStatus;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,14 +43,14 @@ class OutboxClaimsIT {
 
     @Deployment
     static WebArchive deployment() {
-        return LibraryDeployment.create("outbox-claims-it", OutboxClaimsIT.class);
+        return LibraryDeployment.create("outbox-claims-it", OutboxClaimsIT.class, OutboxStatusReader.class);
     }
 
     @Inject
     OutboxClaims claims;
 
-    @PersistenceContext(unitName = "durability")
-    EntityManager em;
+    @Inject
+    OutboxStatusReader statusReader;
 
     @Inject
     OutboxStager stager;
@@ -162,20 +159,14 @@ class OutboxClaimsIT {
     void theStatusQueryStopsCountingAtItsCap() throws Exception {
         stage(30);
         sql("UPDATE " + TABLE + " SET attempts = 1, created_at = created_at - interval '1 hour'");
-        OutboxStatus capped = em.createNamedQuery(OutboxEvent.PENDING_STATUS, OutboxStatus.class)
-                .setParameter(1, 60)
-                .setParameter(2, 10)
-                .getSingleResult();
+        OutboxStatus capped = statusReader.status(60, 10);
         assertThat(capped.depth())
                 .as("a scrape reads at most the cap, however many rows are pending")
                 .isEqualTo(10);
         assertThat(capped.withErrors()).isEqualTo(10);
         assertThat(capped.beyondGrace()).isEqualTo(10);
         assertThat(capped.oldestPendingSeconds()).isGreaterThan(3_500);
-        OutboxStatus exact = em.createNamedQuery(OutboxEvent.PENDING_STATUS, OutboxStatus.class)
-                .setParameter(1, 60)
-                .setParameter(2, 100_000)
-                .getSingleResult();
+        OutboxStatus exact = statusReader.status(60, 100_000);
         assertThat(exact.depth()).isEqualTo(30);
     }
 

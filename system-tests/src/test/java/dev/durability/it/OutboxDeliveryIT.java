@@ -124,7 +124,7 @@ class OutboxDeliveryIT {
                         "durability_outbox_unroutable_total{",
                         "durability_outbox_lease_recoveries_total{",
                         "durability_outbox_publish_lag_seconds_count{",
-                        "# HELP durability_outbox_depth Outbox rows not yet published");
+                        "# HELP durability_outbox_depth Pending outbox rows: neither published nor returned unroutable");
         assertThat(Http.metric(server, "durability_outbox_publish_lag_seconds_count"))
                 .isPositive();
     }
