@@ -61,6 +61,16 @@ final class Http {
                 .orElse(0.0);
     }
 
+    /** The value of the sample of {@code name} whose labels include {@code label} (e.g. {@code queue="x"}), or 0. */
+    static double metric(URI server, String name, String label) {
+        String text = get(server, "/metrics").body();
+        return text.lines()
+                .filter(line -> line.startsWith(name + "{") && line.contains(label))
+                .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .findFirst()
+                .orElse(0.0);
+    }
+
     private static HttpResponse<String> send(HttpRequest request) {
         try {
             return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());

@@ -16,6 +16,7 @@ public class BrokerConfig {
     static final String HEARTBEAT = "durability.broker.heartbeat-seconds";
     static final String EVENTS_EXCHANGE = "durability.broker.events-exchange";
     static final String ALTERNATE_EXCHANGE = "durability.broker.alternate-exchange";
+    static final String DEAD_LETTER_EXCHANGE = "durability.broker.dead-letter-exchange";
     static final String USERNAME = "durability.broker.username";
     static final String PASSWORD = "durability.broker.password";
     private static final String EXCHANGE_NAME = "[A-Za-z0-9._:-]{1,255}";
@@ -56,6 +57,10 @@ public class BrokerConfig {
     @ConfigProperty(name = ALTERNATE_EXCHANGE)
     Optional<String> alternateExchange;
 
+    @Inject
+    @ConfigProperty(name = DEAD_LETTER_EXCHANGE)
+    String deadLetterExchange;
+
     public void validate() {
         InvalidConfigurationException.check(!host.isBlank(), HOST, host, "must name a host");
         InvalidConfigurationException.checkRange(PORT, port, 1, 65535);
@@ -74,6 +79,15 @@ public class BrokerConfig {
                 name,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.', other "
                         + "than the events exchange"));
+        InvalidConfigurationException.check(
+                deadLetterExchange.matches(EXCHANGE_NAME)
+                        && !deadLetterExchange.startsWith("amq.")
+                        && !deadLetterExchange.equals(eventsExchange)
+                        && !alternateExchange.orElse("").equals(deadLetterExchange),
+                DEAD_LETTER_EXCHANGE,
+                deadLetterExchange,
+                "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.', other "
+                        + "than the events and alternate exchanges");
         // AMQP PLAIN carries both as short strings; a blank or control character is a typo, never a credential.
         InvalidConfigurationException.check(
                 printable(username), USERNAME, username, "must be 1-255 printable characters");
@@ -116,6 +130,11 @@ public class BrokerConfig {
         return alternateExchange;
     }
 
+    /** The topic exchange every consumer queue dead-letters into, under {@code dlq.<queue>}. */
+    public String deadLetterExchange() {
+        return deadLetterExchange;
+    }
+
     public int connectTimeoutMillis() {
         return connectTimeoutMillis;
     }
@@ -131,6 +150,7 @@ public class BrokerConfig {
     @Override
     public String toString() {
         return "broker " + username + "@" + host + ":" + port + virtualHost + " exchange " + eventsExchange
+                + ", dead letters " + deadLetterExchange
                 + alternateExchange
                         .map(name -> " (alternate exchange " + name + ")")
                         .orElse("");

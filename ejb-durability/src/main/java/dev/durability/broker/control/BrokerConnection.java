@@ -63,20 +63,7 @@ public class BrokerConnection {
 
     private synchronized Connection connection() throws IOException, TimeoutException {
         if (connection == null || !connection.isOpen()) {
-            ConnectionFactory factory = new ConnectionFactory();
-            factory.setHost(config.host());
-            factory.setPort(config.port());
-            factory.setUsername(config.username());
-            factory.setPassword(config.password());
-            factory.setVirtualHost(config.virtualHost());
-            factory.setConnectionTimeout(config.connectTimeoutMillis());
-            factory.setHandshakeTimeout(config.connectTimeoutMillis());
-            factory.setRequestedHeartbeat(config.heartbeatSeconds());
-            // Bounds channel open, confirm.select and close: a wedged broker must not hang a drain tick.
-            factory.setChannelRpcTimeout(config.connectTimeoutMillis());
-            factory.setAutomaticRecoveryEnabled(false);
-            factory.setTopologyRecoveryEnabled(false);
-            factory.setThreadFactory(threads);
+            ConnectionFactory factory = factory();
             factory.setSocketConfigurator(opened -> {
                 SocketConfigurators.defaultConfigurator().configure(opened);
                 socket = opened;
@@ -99,6 +86,33 @@ public class BrokerConnection {
             LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
         }
         return connection;
+    }
+
+    /**
+     * A connection of its own for consuming, which the caller owns and closes. RabbitMQ blocks a
+     * connection that publishes during a memory or disk alarm, and a blocked connection carries no acks
+     * either: consumers must never share the publishing connection.
+     */
+    public Connection openConsumerConnection(String purpose) throws IOException, TimeoutException {
+        return factory().newConnection(service.serviceName() + "@" + service.instanceName() + " " + purpose);
+    }
+
+    private ConnectionFactory factory() {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(config.host());
+        factory.setPort(config.port());
+        factory.setUsername(config.username());
+        factory.setPassword(config.password());
+        factory.setVirtualHost(config.virtualHost());
+        factory.setConnectionTimeout(config.connectTimeoutMillis());
+        factory.setHandshakeTimeout(config.connectTimeoutMillis());
+        factory.setRequestedHeartbeat(config.heartbeatSeconds());
+        // Bounds channel open, confirm.select and close: a wedged broker must not hang a drain tick.
+        factory.setChannelRpcTimeout(config.connectTimeoutMillis());
+        factory.setAutomaticRecoveryEnabled(false);
+        factory.setTopologyRecoveryEnabled(false);
+        factory.setThreadFactory(threads);
+        return factory;
     }
 
     /**

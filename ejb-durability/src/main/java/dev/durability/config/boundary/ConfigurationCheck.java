@@ -2,6 +2,8 @@ package dev.durability.config.boundary;
 
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.config.control.ServiceConfig;
+import dev.durability.deadletter.control.DeadLetterConfig;
+import dev.durability.inbox.control.InboxConfig;
 import dev.durability.outbox.control.OutboxConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.Singleton;
@@ -31,14 +33,24 @@ public class ConfigurationCheck {
     @Inject
     OutboxConfig outbox;
 
+    @Inject
+    InboxConfig inbox;
+
+    @Inject
+    DeadLetterConfig deadLetters;
+
     @PostConstruct
     void validate() {
         service.validate();
         broker.validate();
         outbox.validate();
+        inbox.validate();
+        deadLetters.validate();
         // Dropping a failed connection closes its socket at once, then waits at most the connect timeout.
         outbox.checkLeaseOutlasts(broker.connectTimeoutMillis());
         LOG.info(() -> "Durability configuration valid: service " + service.serviceName() + ", instance "
-                + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + broker);
+                + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + inbox + ", "
+                + deadLetters
+                + ", " + broker);
     }
 }

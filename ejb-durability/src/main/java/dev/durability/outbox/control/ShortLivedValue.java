@@ -9,20 +9,20 @@ import java.util.function.Supplier;
  * measured on a monotonic clock, and a reading from a clock that went backwards counts as stale: a
  * stepped clock can make the value older than it should be for one read, never frozen.
  */
-final class ShortLivedValue<T> {
+public final class ShortLivedValue<T> {
     private final Supplier<T> read;
     private final long periodNanos;
     private final LongSupplier nanoClock;
     private T value;
     private long readAtNanos;
 
-    ShortLivedValue(Supplier<T> read, Duration period, LongSupplier nanoClock) {
+    public ShortLivedValue(Supplier<T> read, Duration period, LongSupplier nanoClock) {
         this.read = read;
         this.periodNanos = period.toNanos();
         this.nanoClock = nanoClock;
     }
 
-    synchronized T get() {
+    public synchronized T get() {
         long now = nanoClock.getAsLong();
         long age = now - readAtNanos;
         if (value == null || age < 0 || age >= periodNanos) {

@@ -1,0 +1,147 @@
+package dev.durability.deadletter.boundary;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.durability.deadletter.control.DeadLetterConfig;
+import dev.durability.deadletter.control.DeadLetterMetrics;
+import dev.durability.deadletter.control.IncomingDeadLetter;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Takes the service's dead-letter queue's deliveries on one channel and acks each only after its audit
+ * row committed. Its own failures are classified: a failing database (transient) is retried in this
+ * session with backoff, then the delivery is parked (requeued after a delay); content the database
+ * refuses (permanent) is recorded quarantined as raw bytes. A failed ack or nack drops the channel and
+ * the supervisor opens a new one at once: an ack is never just warned about.
+ */
+public final class DeadLetterListener extends DefaultConsumer {
+    private static final Logger LOG = Logger.getLogger(DeadLetterListener.class.getName());
+
+    private final DeadLetterAudit audit;
+    private final DeadLetterConfig config;
+    private final DeadLetterMetrics metrics;
+    private final Runnable reopen;
+
+    public DeadLetterListener(
+            Channel channel,
+            DeadLetterAudit audit,
+            DeadLetterConfig config,
+            DeadLetterMetrics metrics,
+            Runnable reopen) {
+        super(channel);
+        this.audit = audit;
+        this.config = config;
+        this.metrics = metrics;
+        this.reopen = reopen;
+    }
+
+    @Override
+    public void handleDelivery(String tag, Envelope delivery, AMQP.BasicProperties properties, byte[] body) {
+        IncomingDeadLetter letter = IncomingDeadLetter.read(delivery.getRoutingKey(), properties, body);
+        DeadLetterMetrics.Outcome outcome = recordWithRetries(letter);
+        metrics.outcome(outcome);
+        try {
+            if (outcome == DeadLetterMetrics.Outcome.PARKED) {
+                Thread.sleep(config.park().toMillis());
+                getChannel().basicNack(delivery.getDeliveryTag(), false, true);
+            } else {
+                getChannel().basicAck(delivery.getDeliveryTag(), false);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            abortAndReopen(e);
+        } catch (IOException | RuntimeException e) {
+            abortAndReopen(e);
+        }
+    }
+
+    private DeadLetterMetrics.Outcome recordWithRetries(IncomingDeadLetter letter) {
+        long backoff = 200;
+        for (int attempt = 1; attempt <= config.recordAttempts(); attempt++) {
+            try {
+                return audit.record(letter);
+            } catch (RuntimeException e) {
+                if (refusedContent(e)) {
+                    return quarantine(letter, e);
+                }
+                LOG.log(
+                        attempt == 1 ? Level.WARNING : Level.FINE,
+                        "Recording a dead letter failed (attempt " + attempt + " of " + config.recordAttempts() + "): "
+                                + e,
+                        e);
+            }
+            if (!sleep(backoff)) {
+                break;
+            }
+            backoff = Math.min(backoff * 2, 5_000);
+        }
+        LOG.warning(() -> "Dead letter " + letter.envelopeId() + " from " + letter.originalQueue() + " not recorded "
+                + "after " + config.recordAttempts() + " attempts: parked, back to the queue in "
+                + config.park().toMillis() + " ms");
+        return DeadLetterMetrics.Outcome.PARKED;
+    }
+
+    private DeadLetterMetrics.Outcome quarantine(IncomingDeadLetter letter, RuntimeException refusal) {
+        LOG.log(
+                Level.SEVERE,
+                "The database refused dead letter " + letter.envelopeId() + " from " + letter.originalQueue()
+                        + " as it is; recording its raw bytes, quarantined",
+                refusal);
+        try {
+            return audit.quarantine(letter, "the database refused it as received: " + rootMessage(refusal));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Quarantining a dead letter failed: parked", e);
+            return DeadLetterMetrics.Outcome.PARKED;
+        }
+    }
+
+    /**
+     * A data exception (class 22) or integrity violation (class 23): the same content fails every time,
+     * so retrying cannot help. Everything else (connections, timeouts, locks) may pass on a retry.
+     */
+    static boolean refusedContent(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                return state.startsWith("22") || state.startsWith("23");
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return String.valueOf(root.getMessage());
+    }
+
+    private static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void abortAndReopen(Exception cause) {
+        LOG.log(Level.WARNING, "Ack or nack failed on the dead-letter queue's channel; reopening it", cause);
+        try {
+            getChannel().abort();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.FINE, "aborting the dead-letter channel failed", e);
+        }
+        reopen.run();
+    }
+}

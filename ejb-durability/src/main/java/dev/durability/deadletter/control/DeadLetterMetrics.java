@@ -1,0 +1,52 @@
+package dev.durability.deadletter.control;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Locale;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
+
+/** The dead-letter consumer's signals on {@code /metrics}, this server's own. */
+@ApplicationScoped
+public class DeadLetterMetrics {
+
+    /** What became of one delivery from the dead-letter queue. */
+    public enum Outcome {
+        /** A new occurrence, one new audit row. */
+        RECORDED,
+        /** An occurrence already recorded, identical: acked, no row. */
+        DUPLICATE,
+        /** Recorded tokenless and flagged: a divergent claim of a token, or content the database refused. */
+        QUARANTINED,
+        /** Not recordable now (the database failing): requeued after a delay, nothing acked. */
+        PARKED
+    }
+
+    @Inject
+    MetricRegistry registry;
+
+    public void outcome(Outcome outcome) {
+        registry.counter(
+                        Metadata.builder()
+                                .withName("durability_dlq_outcomes")
+                                .withDescription(
+                                        "Deliveries from the dead-letter queue by outcome: recorded, duplicate, "
+                                                + "quarantined, parked")
+                                .withUnit(MetricUnits.NONE)
+                                .build(),
+                        new Tag("outcome", outcome.name().toLowerCase(Locale.ROOT)))
+                .inc();
+    }
+
+    public void thresholdExceeded() {
+        registry.counter(Metadata.builder()
+                        .withName("durability_dlq_threshold_exceeded")
+                        .withDescription("dlq.threshold_exceeded events staged: an event type's dead letters crossed "
+                                + "durability.dead-letter.threshold inside the window")
+                        .withUnit(MetricUnits.NONE)
+                        .build())
+                .inc();
+    }
+}

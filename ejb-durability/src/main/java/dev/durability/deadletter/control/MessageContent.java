@@ -1,0 +1,70 @@
+package dev.durability.deadletter.control;
+
+import dev.durability.envelope.EnvelopeHeaders;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * A message body as the audit keeps it: JSON text when it is UTF-8 JSON that PostgreSQL's jsonb can
+ * store, the raw bytes otherwise; plus the envelope's id, type and source when it is an envelope.
+ */
+public record MessageContent(String json, byte[] raw, UUID envelopeId, String eventType, String sourceService) {
+
+    public static MessageContent of(byte[] body) {
+        Optional<String> text = utf8(body);
+        if (text.isEmpty() || text.get().contains("\\u0000") || !isJson(text.get())) {
+            return new MessageContent(null, body, null, null, null);
+        }
+        return ofJson(text.get());
+    }
+
+    /** JSON text already known to be valid JSON. */
+    static MessageContent ofJson(String json) {
+        try {
+            EnvelopeHeaders headers = EnvelopeHeaders.read(json);
+            return new MessageContent(json, null, headers.id(), headers.eventType(), headers.sourceService());
+        } catch (RuntimeException notAnEnvelope) {
+            return new MessageContent(json, null, null, null, null);
+        }
+    }
+
+    /** The same content kept as bytes only, for a row whose JSON the database refused. */
+    public MessageContent asRaw() {
+        return new MessageContent(null, bytes(), envelopeId, eventType, sourceService);
+    }
+
+    public byte[] bytes() {
+        return raw != null ? raw : json.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The body as text when it is valid UTF-8. */
+    public static Optional<String> utf8(byte[] body) {
+        try {
+            return Optional.of(StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString());
+        } catch (CharacterCodingException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static boolean isJson(String text) {
+        try (var reader = Json.createReader(new StringReader(text))) {
+            JsonValue ignored = reader.readValue();
+            return true;
+        } catch (JsonException | IllegalStateException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.durability.deadletter.entity;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.ColumnResult;
+import jakarta.persistence.ConstructorResult;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.NamedNativeQuery;
+import jakarta.persistence.SqlResultSetMapping;
+import jakarta.persistence.Table;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+
+/**
+ * A row of {@code dead_letter_audit}: one dead-letter occurrence, never updated (a trigger refuses it).
+ * Rows are written only by {@link #RECORD}; the other statements read.
+ */
+@Entity
+@Table(name = "dead_letter_audit")
+@SqlResultSetMapping(
+        name = DeadLetter.RECORDED_ROW,
+        classes =
+                @ConstructorResult(
+                        targetClass = RecordedRow.class,
+                        columns = {
+                            @ColumnResult(name = "id", type = Long.class),
+                            @ColumnResult(name = "in_window", type = Boolean.class)
+                        }))
+@SqlResultSetMapping(
+        name = DeadLetter.STORED_CLAIM,
+        classes =
+                @ConstructorResult(
+                        targetClass = StoredClaim.class,
+                        columns = {
+                            @ColumnResult(name = "id", type = Long.class),
+                            @ColumnResult(name = "identical", type = Boolean.class)
+                        }))
+// Parameters: ?1 envelope id, ?2 original queue, ?3 source service, ?4 event type, ?5 reason, ?6 path,
+// ?7 envelope (JSON text), ?8 raw bytes, ?9 x-death (JSON text), ?10 token, ?11 occurred at,
+// ?12 quarantined, ?13 the threshold window in seconds. A token already taken inserts nothing and
+// returns no row.
+@NamedNativeQuery(name = DeadLetter.RECORD, resultSetMapping = DeadLetter.RECORDED_ROW, query = """
+        INSERT INTO dead_letter_audit (envelope_id, original_queue, source_service, event_type, reason, path,
+                                       envelope, raw_bytes, x_death, occurrence_token, occurred_at, quarantined)
+        VALUES (CAST(?1 AS uuid), ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), CAST(?8 AS bytea), CAST(?9 AS jsonb), ?10,
+                CAST(?11 AS timestamptz), ?12)
+        ON CONFLICT (occurrence_token) WHERE occurrence_token IS NOT NULL DO NOTHING
+        RETURNING id,
+                  LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
+                      > now() - make_interval(secs => CAST(?13 AS double precision)) AS in_window
+        """)
+// Whether the row holding token ?1 states the same immutable facts: ?2 envelope id, ?3 queue,
+// ?4 event type, ?5 envelope (JSON text), ?6 raw bytes.
+@NamedNativeQuery(name = DeadLetter.CLAIM_OF_TOKEN, resultSetMapping = DeadLetter.STORED_CLAIM, query = """
+        SELECT id,
+               (envelope_id IS NOT DISTINCT FROM CAST(?2 AS uuid)
+                AND original_queue IS NOT DISTINCT FROM CAST(?3 AS text)
+                AND event_type IS NOT DISTINCT FROM CAST(?4 AS text)
+                AND envelope IS NOT DISTINCT FROM CAST(?5 AS jsonb)
+                AND raw_bytes IS NOT DISTINCT FROM CAST(?6 AS bytea)) AS identical
+        FROM dead_letter_audit
+        WHERE occurrence_token = ?1
+        """)
+// Serializes threshold decisions per event type until the transaction ends: two servers recording the
+// 11th and 12th dead letter at once then count one after the other, and exactly one stages the event.
+@NamedNativeQuery(name = DeadLetter.LOCK_EVENT_TYPE, query = """
+        SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended('durability.dlq-threshold.' || ?1, 0))) AS locked
+        """)
+// Dead letters of event type ?1 inside the window of ?2 seconds, on the database clock.
+@NamedNativeQuery(name = DeadLetter.COUNT_IN_WINDOW, query = """
+        SELECT count(*) FROM dead_letter_audit
+        WHERE event_type = ?1
+          AND LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
+              > now() - make_interval(secs => CAST(?2 AS double precision))
+        """)
+public class DeadLetter {
+    public static final String RECORDED_ROW = "DeadLetter.recordedRow";
+    public static final String STORED_CLAIM = "DeadLetter.storedClaim";
+    public static final String RECORD = "DeadLetter.record";
+    public static final String CLAIM_OF_TOKEN = "DeadLetter.claimOfToken";
+    public static final String LOCK_EVENT_TYPE = "DeadLetter.lockEventType";
+    public static final String COUNT_IN_WINDOW = "DeadLetter.countInWindow";
+
+    @Id
+    @Column(name = "id")
+    private Long id;
+
+    @Column(name = "envelope_id", insertable = false, updatable = false)
+    private UUID envelopeId;
+
+    @Column(name = "event_type", insertable = false, updatable = false)
+    private String eventType;
+
+    @Column(name = "reason", insertable = false, updatable = false)
+    private String reason;
+
+    @Column(name = "occurrence_token", insertable = false, updatable = false)
+    private String occurrenceToken;
+
+    @Column(name = "dlq_received_at", insertable = false, updatable = false)
+    private OffsetDateTime dlqReceivedAt;
+
+    protected DeadLetter() {}
+
+    public Long id() {
+        return id;
+    }
+
+    public String eventType() {
+        return eventType;
+    }
+
+    public String reason() {
+        return reason;
+    }
+}

@@ -1,0 +1,328 @@
+package dev.durability.inbox.boundary;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import dev.durability.broker.control.BrokerConfig;
+import dev.durability.broker.control.BrokerConnection;
+import dev.durability.config.control.ServiceConfig;
+import dev.durability.deadletter.boundary.DeadLetterAudit;
+import dev.durability.deadletter.boundary.DeadLetterListener;
+import dev.durability.deadletter.control.DeadLetterConfig;
+import dev.durability.deadletter.control.DeadLetterMetrics;
+import dev.durability.inbox.control.ConfirmedSend;
+import dev.durability.inbox.control.ConsumerDeclaration;
+import dev.durability.inbox.control.ConsumerDiscovery;
+import dev.durability.inbox.control.InboxConfig;
+import dev.durability.inbox.control.InboxMetrics;
+import dev.durability.inbox.control.QueueTopology;
+import dev.durability.outbox.control.ShortLivedValue;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+
+/**
+ * Keeps every declared consumer and the dead-letter queue's consumer running on this server: declares
+ * the topology at start-up (a queue that exists with other arguments stops the application's start with
+ * the broker's reason), then opens the consuming channels once the application has started, and opens
+ * them again whenever one was lost (broker restart, failed ack) or a paused consumer's pause is over.
+ *
+ * <p>Timer: a non-persistent interval timer every {@code durability.inbox.supervise-interval-ms}
+ * (default 5 s), plus one-off timers to reopen a dropped channel at once or to resume a paused consumer;
+ * no transaction (each delivery runs its own). Deliveries run on the broker client's threads, which a
+ * managed thread factory makes; this bean only opens and closes channels.
+ */
+@Startup
+@Singleton
+@DependsOn({"ConfigurationCheck", "SchemaMigration"})
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+public class ConsumerSupervisor {
+    private static final Logger LOG = Logger.getLogger(ConsumerSupervisor.class.getName());
+    private static final String DEAD_LETTERS = "(dead letters)";
+
+    @Resource
+    TimerService timers;
+
+    @Inject
+    ConsumerDiscovery discovery;
+
+    @Inject
+    BeanManager beans;
+
+    @Inject
+    BrokerConnection broker;
+
+    @Inject
+    BrokerConfig brokerConfig;
+
+    @Inject
+    ServiceConfig service;
+
+    @Inject
+    InboxConfig config;
+
+    @Inject
+    DeadLetterConfig deadLetters;
+
+    @Inject
+    QueueTopology topology;
+
+    @Inject
+    InboxTransactions transactions;
+
+    @Inject
+    InboxMetrics metrics;
+
+    @Inject
+    DeadLetterAudit audit;
+
+    @Inject
+    DeadLetterMetrics deadLetterMetrics;
+
+    @Inject
+    MetricRegistry registry;
+
+    private Connection connection;
+    private final Map<String, Channel[]> channels = new HashMap<>();
+    private final Map<String, ConfirmedSend[]> sends = new HashMap<>();
+    private final Map<String, EventHandler> handlers = new HashMap<>();
+    private final Map<String, Long> pausedUntil = new ConcurrentHashMap<>();
+    private final Set<String> problemsLogged = new HashSet<>();
+    private final ShortLivedValue<Double> deadLetterDepth =
+            new ShortLivedValue<>(this::readDeadLetterDepth, Duration.ofSeconds(5), System::nanoTime);
+    private volatile boolean started;
+    private volatile boolean stopping;
+
+    @PostConstruct
+    void start() {
+        try {
+            declareAll();
+        } catch (QueueTopology.TopologyRefused e) {
+            throw e;
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            LOG.warning(() -> "RabbitMQ unreachable at start-up; consumers start once it is: " + e);
+        }
+        registry.gauge(
+                Metadata.builder()
+                        .withName("durability_dlq_depth")
+                        .withDescription("Messages waiting in this service's dead-letter queue (NaN when the broker is "
+                                + "unreachable)")
+                        .withUnit(MetricUnits.NONE)
+                        .build(),
+                this,
+                supervisor -> supervisor.deadLetterDepth.get());
+        long interval = config.superviseInterval().toMillis();
+        timers.createIntervalTimer(500, interval, new TimerConfig("durability-consumers", false));
+        LOG.info(() -> "Consumers declared: "
+                + discovery.declarations().stream()
+                        .map(c -> c.queue() + " <- " + c.eventTypes() + " (" + c.handlerName() + ")")
+                        .toList()
+                + "; dead letters to " + deadLetters.queue());
+    }
+
+    @PreDestroy
+    synchronized void stop() {
+        stopping = true;
+        sends.values()
+                .forEach(list -> List.of(list).forEach(send -> {
+                    if (send != null) {
+                        send.close();
+                    }
+                }));
+        if (connection != null) {
+            connection.abort(2_000);
+        }
+    }
+
+    @Timeout
+    synchronized void supervise() {
+        if (stopping || !applicationStarted()) {
+            return;
+        }
+        try {
+            if (connection == null || !connection.isOpen()) {
+                connection = broker.openConsumerConnection("consumers");
+            }
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            problem(
+                    "broker",
+                    "Consumers cannot reach RabbitMQ; retrying every "
+                            + config.superviseInterval().toMillis() + " ms: " + e);
+            return;
+        }
+        for (ConsumerDeclaration consumer : discovery.declarations()) {
+            ensureConsuming(consumer);
+        }
+        ensureDeadLetterConsumer();
+    }
+
+    private void ensureConsuming(ConsumerDeclaration consumer) {
+        String queue = consumer.queue();
+        if (pausedUntil.getOrDefault(queue, 0L) > System.currentTimeMillis()) {
+            return;
+        }
+        Channel[] slots = channels.computeIfAbsent(queue, q -> new Channel[config.concurrency(consumer)]);
+        ConfirmedSend[] senders = sends.computeIfAbsent(queue, q -> new ConfirmedSend[slots.length]);
+        for (int i = 0; i < slots.length; i++) {
+            if (slots[i] != null && slots[i].isOpen()) {
+                continue;
+            }
+            try {
+                EventHandler handler = handlers.computeIfAbsent(queue, q -> reference(consumer.handler()));
+                if (senders[i] == null) {
+                    senders[i] = new ConfirmedSend(broker, config.sendTimeout());
+                }
+                Channel channel = connection.createChannel();
+                topology.declareConsumer(channel, consumer);
+                channel.basicQos(config.prefetch(consumer));
+                channel.basicConsume(
+                        queue,
+                        false,
+                        service.instanceName() + "/" + queue + "/" + i,
+                        new InboxListener(
+                                channel,
+                                consumer,
+                                handler,
+                                config.retryPolicy(consumer),
+                                transactions,
+                                senders[i],
+                                metrics,
+                                brokerConfig.deadLetterExchange(),
+                                service.serviceName(),
+                                () -> pause(queue),
+                                this::reopenSoon));
+                slots[i] = channel;
+                resolved(queue, "Consumer of " + queue + " running");
+            } catch (IOException | RuntimeException e) {
+                problem(queue, "Consumer of " + queue + " could not start; retrying: " + e);
+                return;
+            }
+        }
+    }
+
+    private void ensureDeadLetterConsumer() {
+        Channel[] slot = channels.computeIfAbsent(DEAD_LETTERS, q -> new Channel[1]);
+        if (slot[0] != null && slot[0].isOpen()) {
+            return;
+        }
+        try {
+            Channel channel = connection.createChannel();
+            topology.declareDeadLetterQueue(channel, deadLetters.queue());
+            channel.basicQos(deadLetters.prefetch());
+            channel.basicConsume(
+                    deadLetters.queue(),
+                    false,
+                    service.instanceName() + "/" + deadLetters.queue(),
+                    new DeadLetterListener(channel, audit, deadLetters, deadLetterMetrics, this::reopenSoon));
+            slot[0] = channel;
+            resolved(DEAD_LETTERS, "Dead-letter consumer of " + deadLetters.queue() + " running");
+        } catch (IOException | RuntimeException e) {
+            problem(
+                    DEAD_LETTERS,
+                    "Dead-letter consumer of " + deadLetters.queue() + " could not start; retrying: " + e);
+        }
+    }
+
+    /** Declares every queue on channels of the publishing connection; a refusal names the queue and stops the start. */
+    private void declareAll() throws IOException, TimeoutException {
+        for (ConsumerDeclaration consumer : discovery.declarations()) {
+            try (Channel channel = broker.openChannel()) {
+                topology.declareConsumer(channel, consumer);
+            }
+        }
+        try (Channel channel = broker.openChannel()) {
+            topology.declareDeadLetterQueue(channel, deadLetters.queue());
+        }
+    }
+
+    /** A consumer whose database or broker failed under it takes no deliveries for a while, then resumes. */
+    private void pause(String queue) {
+        pausedUntil.put(queue, System.currentTimeMillis() + config.pause().toMillis());
+        schedule(config.pause().toMillis() + 50);
+    }
+
+    private void reopenSoon() {
+        schedule(100);
+    }
+
+    private void schedule(long delayMillis) {
+        if (!stopping) {
+            timers.createSingleActionTimer(delayMillis, new TimerConfig("durability-consumers-reopen", false));
+        }
+    }
+
+    private EventHandler reference(Bean<?> bean) {
+        return (EventHandler) beans.getReference(bean, EventHandler.class, beans.createCreationalContext(bean));
+    }
+
+    private double readDeadLetterDepth() {
+        try (Channel channel = broker.openChannel()) {
+            return channel.queueDeclarePassive(deadLetters.queue()).getMessageCount();
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /**
+     * Handlers may live in the EAR's web modules, which start after this one: consuming begins once the
+     * whole application has started (Liberty's application MBean says so; elsewhere, at the first tick).
+     */
+    private boolean applicationStarted() {
+        if (started) {
+            return true;
+        }
+        try {
+            String application = InitialContext.doLookup("java:app/AppName");
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName(
+                    "WebSphere:service=com.ibm.websphere.application.ApplicationMBean,name=" + application);
+            started = !server.isRegistered(name) || "STARTED".equals(server.getAttribute(name, "State"));
+        } catch (NamingException | javax.management.JMException | RuntimeException e) {
+            LOG.log(Level.FINE, "application state unknown; consuming", e);
+            started = true;
+        }
+        return started;
+    }
+
+    private void problem(String key, String message) {
+        LOG.log(problemsLogged.add(key) ? Level.WARNING : Level.FINE, message);
+    }
+
+    private void resolved(String key, String message) {
+        if (problemsLogged.remove(key)) {
+            LOG.info(message);
+        }
+    }
+}

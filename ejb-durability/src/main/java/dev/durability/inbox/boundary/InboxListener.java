@@ -1,0 +1,243 @@
+package dev.durability.inbox.boundary;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.durability.deadletter.control.DeadLetterWrapper;
+import dev.durability.deadletter.control.MessageContent;
+import dev.durability.deadletter.control.OccurrenceToken;
+import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.inbox.control.ConfirmedSend;
+import dev.durability.inbox.control.ConsumerDeclaration;
+import dev.durability.inbox.control.InboxMetrics;
+import dev.durability.inbox.control.QueueTopology;
+import dev.durability.inbox.control.RetryPolicy;
+import dev.durability.inbox.entity.InboxState;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Takes one consumer queue's deliveries on one channel, one at a time, the way a message-driven bean's
+ * container does: reads the envelope, runs the delivery's transaction, and acks only after it
+ * committed; a failed handler is counted and its delivery re-published to a delay queue or, at the end
+ * of its retries, to the dead-letter exchange, confirmed before the original is acked.
+ *
+ * <p>When the database or the broker fails under it (no attempt could even be recorded, a send was not
+ * confirmed), nothing is acked: the channel is dropped, which returns every unacked delivery to the
+ * queue, and the supervisor resumes the consumer after a pause. A failed ack likewise drops the channel.
+ */
+final class InboxListener extends DefaultConsumer {
+    private static final Logger LOG = Logger.getLogger(InboxListener.class.getName());
+    static final String RETRY_HEADER = "x-durability-retry";
+
+    private final ConsumerDeclaration consumer;
+    private final EventHandler handler;
+    private final RetryPolicy policy;
+    private final InboxTransactions transactions;
+    private final ConfirmedSend send;
+    private final InboxMetrics metrics;
+    private final String deadLetterExchange;
+    private final String serviceName;
+    private final Runnable pause;
+    private final Runnable reopen;
+
+    InboxListener(
+            Channel channel,
+            ConsumerDeclaration consumer,
+            EventHandler handler,
+            RetryPolicy policy,
+            InboxTransactions transactions,
+            ConfirmedSend send,
+            InboxMetrics metrics,
+            String deadLetterExchange,
+            String serviceName,
+            Runnable pause,
+            Runnable reopen) {
+        super(channel);
+        this.consumer = consumer;
+        this.handler = handler;
+        this.policy = policy;
+        this.transactions = transactions;
+        this.send = send;
+        this.metrics = metrics;
+        this.deadLetterExchange = deadLetterExchange;
+        this.serviceName = serviceName;
+        this.pause = pause;
+        this.reopen = reopen;
+    }
+
+    @Override
+    public void handleDelivery(String tag, Envelope delivery, AMQP.BasicProperties properties, byte[] body) {
+        try {
+            handle(delivery, properties, body);
+        } catch (Exception | LinkageError e) {
+            LOG.log(
+                    Level.WARNING,
+                    "Consumer of " + consumer.queue() + " could not finish a delivery (the database or the broker "
+                            + "failed under it); its deliveries go back to the queue and it resumes after a pause: "
+                            + e,
+                    e);
+            metrics.paused(consumer.queue());
+            abort();
+            pause.run();
+            return;
+        }
+        try {
+            getChannel().basicAck(delivery.getDeliveryTag(), false);
+        } catch (IOException | RuntimeException e) {
+            // The delivery's outcome is committed; its redelivery will be a dedup hit. The channel is not to be
+            // trusted with further acks: drop it and let the supervisor open a new one at once.
+            LOG.log(Level.WARNING, "Ack failed on the consumer of " + consumer.queue() + "; reopening its channel", e);
+            abort();
+            reopen.run();
+        }
+    }
+
+    private void handle(Envelope delivery, AMQP.BasicProperties properties, byte[] body) throws IOException {
+        Optional<String> text = MessageContent.utf8(body);
+        if (text.isEmpty()) {
+            deadLetterMalformed(properties, body, "the message is not UTF-8 text");
+            return;
+        }
+        EventEnvelope envelope;
+        try {
+            envelope = EnvelopeJson.read(text.get());
+        } catch (InvalidEnvelopeException e) {
+            deadLetterMalformed(properties, body, e.getMessage());
+            return;
+        }
+        boolean fresh = !delivery.isRedeliver() && !hasHeader(properties, RETRY_HEADER);
+        InboxTransactions.Processing processing = transactions.process(consumer.queue(), envelope, handler, fresh);
+        switch (processing.result()) {
+            case PROCESSED -> metrics.processed(consumer.queue());
+            case DUPLICATE -> metrics.dedupHit(consumer.queue());
+            case DEAD_LETTERED_BEFORE ->
+                deadLetter(envelope, properties, body, processing.state(), lastError(processing));
+            case FAILED -> failed(envelope, properties, body, processing.failure());
+        }
+    }
+
+    private void failed(EventEnvelope envelope, AMQP.BasicProperties properties, byte[] body, Exception failure)
+            throws IOException {
+        boolean permanent = consumer.isPermanent(failure);
+        List<InboxTransactions.Failure> recorded =
+                transactions.recordFailure(consumer.queue(), envelope, failure, permanent, policy);
+        if (recorded.isEmpty()) {
+            metrics.dedupHit(consumer.queue());
+            return;
+        }
+        InboxTransactions.Failure outcome = recorded.get(0);
+        int attempts = outcome.state().attempts();
+        if (outcome.next() == RetryPolicy.Next.RETRY) {
+            LOG.log(
+                    Level.INFO,
+                    () -> "Handler " + consumer.handlerName() + " failed attempt " + attempts + " of "
+                            + policy.maxAttempts() + " for " + envelope.eventType() + " " + envelope.id()
+                            + "; retried in " + policy.delayAfter(attempts).toMillis() + " ms: " + failure);
+            send.send(
+                    "",
+                    RetryPolicy.delayQueue(consumer.queue(), policy.delayAfter(attempts)),
+                    retryProperties(properties, attempts),
+                    body);
+            metrics.retried(consumer.queue());
+            return;
+        }
+        String reason = (permanent ? "permanent failure" : "retries exhausted after " + attempts + " attempts") + ": "
+                + InboxTransactions.describe(failure);
+        LOG.log(
+                Level.WARNING,
+                () -> "Handler " + consumer.handlerName() + " gave up on " + envelope.eventType() + " " + envelope.id()
+                        + " (" + reason + "); dead-lettered to " + QueueTopology.deadLetterKey(consumer.queue()));
+        deadLetter(envelope, properties, body, outcome.state(), reason);
+    }
+
+    /** The application path: the wrapper, with the token of the inbox row's occurrence, confirmed at the DLX. */
+    private void deadLetter(
+            EventEnvelope envelope, AMQP.BasicProperties properties, byte[] body, InboxState state, String reason)
+            throws IOException {
+        DeadLetterWrapper wrapper = new DeadLetterWrapper(
+                reason,
+                consumer.queue(),
+                envelope.sourceService(),
+                OccurrenceToken.application(envelope.id(), consumer.queue(), state.receivedMicros()),
+                Instant.now(),
+                state.attempts(),
+                MessageContent.of(body));
+        publishDeadLetter(
+                wrapper, properties, envelope.eventType(), envelope.id().toString());
+    }
+
+    /** A message that is no envelope has no inbox row and so no token: recorded tokenless, raw bytes kept. */
+    private void deadLetterMalformed(AMQP.BasicProperties properties, byte[] body, String why) throws IOException {
+        LOG.warning(() -> "Consumer of " + consumer.queue() + " received a malformed envelope (message id "
+                + properties.getMessageId() + ", " + body.length + " bytes): " + why + "; dead-lettered");
+        DeadLetterWrapper wrapper = new DeadLetterWrapper(
+                "malformed envelope: " + why,
+                consumer.queue(),
+                properties.getAppId(),
+                null,
+                Instant.now(),
+                0,
+                MessageContent.of(body));
+        publishDeadLetter(wrapper, properties, null, properties.getMessageId());
+    }
+
+    private void publishDeadLetter(
+            DeadLetterWrapper wrapper, AMQP.BasicProperties original, String eventType, String messageId)
+            throws IOException {
+        Map<String, Object> headers = new HashMap<>();
+        headers.put(DeadLetterWrapper.HEADER, DeadLetterWrapper.VERSION);
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .contentType("application/json")
+                .deliveryMode(2)
+                .messageId(messageId)
+                .type(eventType)
+                .appId(serviceName)
+                .correlationId(original.getCorrelationId())
+                .timestamp(new java.util.Date())
+                .headers(headers)
+                .build();
+        send.send(deadLetterExchange, QueueTopology.deadLetterKey(consumer.queue()), properties, wrapper.toJson());
+        metrics.deadLettered(consumer.queue());
+    }
+
+    /** The original's properties for its retry, without the broker's death records of earlier waits. */
+    private static AMQP.BasicProperties retryProperties(AMQP.BasicProperties original, int attempts) {
+        Map<String, Object> headers = new HashMap<>();
+        if (original.getHeaders() != null) {
+            original.getHeaders().forEach((key, value) -> {
+                if (!key.equals("x-death") && !key.startsWith("x-first-death") && !key.startsWith("x-last-death")) {
+                    headers.put(key, value);
+                }
+            });
+        }
+        headers.put(RETRY_HEADER, attempts);
+        return original.builder().headers(headers).expiration(null).build();
+    }
+
+    private static boolean hasHeader(AMQP.BasicProperties properties, String header) {
+        return properties.getHeaders() != null && properties.getHeaders().containsKey(header);
+    }
+
+    private static String lastError(InboxTransactions.Processing processing) {
+        String error = processing.state().lastError();
+        return "dead-lettered before, surfaced again after a redelivery" + (error == null ? "" : ": " + error);
+    }
+
+    private void abort() {
+        try {
+            getChannel().abort();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.FINE, "aborting a consumer channel failed", e);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.durability.inbox.boundary;
+
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.inbox.control.RetryPolicy;
+import dev.durability.inbox.entity.InboxEntry;
+import dev.durability.inbox.entity.InboxState;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.List;
+
+/**
+ * The transactions a delivery runs in. {@link #process} is the delivery's one JTA transaction (README,
+ * "Consuming events"): the inbox row, the handler's own JPA work and staged events, and
+ * {@code processed_at} commit together. {@link #recordFailure} runs in a new transaction, so a failed
+ * attempt is counted even though the handler's transaction rolled back.
+ */
+@Stateless
+public class InboxTransactions {
+    private static final int MAX_ERROR = 2000;
+
+    @PersistenceContext(unitName = "durability")
+    EntityManager em;
+
+    @Resource
+    SessionContext context;
+
+    /**
+     * Runs the handler once for this envelope and queue, unless the inbox already has it processed.
+     *
+     * @param freshDelivery the broker delivers it for the first time and it is no retry of ours: if this
+     *     consumer dead-lettered the envelope before, this is a replay and a new occurrence starts
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public Processing process(String queue, EventEnvelope envelope, EventHandler handler, boolean freshDelivery) {
+        String id = envelope.id().toString();
+        em.createNamedQuery(InboxEntry.RECEIVE)
+                .setParameter(1, queue)
+                .setParameter(2, id)
+                .setParameter(3, envelope.sourceService())
+                .setParameter(4, envelope.eventType())
+                .executeUpdate();
+        InboxState state = em.createNamedQuery(InboxEntry.LOCK, InboxState.class)
+                .setParameter(1, queue)
+                .setParameter(2, id)
+                .getSingleResult();
+        if (state.processed()) {
+            return new Processing(Processing.Result.DUPLICATE, state, null);
+        }
+        if (state.deadLettered()) {
+            if (!freshDelivery) {
+                return new Processing(Processing.Result.DEAD_LETTERED_BEFORE, state, null);
+            }
+            em.createNamedQuery(InboxEntry.RESTART)
+                    .setParameter(1, queue)
+                    .setParameter(2, id)
+                    .executeUpdate();
+        }
+        try {
+            handler.handle(envelope);
+        } catch (Exception e) {
+            context.setRollbackOnly();
+            return new Processing(Processing.Result.FAILED, state, e);
+        }
+        em.createNamedQuery(InboxEntry.MARK_PROCESSED)
+                .setParameter(1, queue)
+                .setParameter(2, id)
+                .executeUpdate();
+        return new Processing(Processing.Result.PROCESSED, state, null);
+    }
+
+    /**
+     * Counts a failed attempt and decides, in the same new transaction, whether the envelope is retried
+     * or dead-lettered (then marked so, before anything is published). Empty when the envelope was
+     * processed meanwhile (a concurrent duplicate succeeded): nothing is left to do.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public List<Failure> recordFailure(
+            String queue, EventEnvelope envelope, Throwable failure, boolean permanent, RetryPolicy policy) {
+        List<InboxState> recorded = em.createNamedQuery(InboxEntry.RECORD_FAILURE, InboxState.class)
+                .setParameter(1, queue)
+                .setParameter(2, envelope.id().toString())
+                .setParameter(3, envelope.sourceService())
+                .setParameter(4, envelope.eventType())
+                .setParameter(5, describe(failure))
+                .getResultList();
+        if (recorded.isEmpty()) {
+            return List.of();
+        }
+        InboxState state = recorded.get(0);
+        RetryPolicy.Next next = policy.afterFailure(state.attempts(), permanent);
+        if (next == RetryPolicy.Next.DEAD_LETTER) {
+            em.createNamedQuery(InboxEntry.MARK_DEAD_LETTERED)
+                    .setParameter(1, queue)
+                    .setParameter(2, envelope.id().toString())
+                    .executeUpdate();
+        }
+        return List.of(new Failure(next, state));
+    }
+
+    /** The failure as the inbox row and the dead letter show it: type and message, bounded, without NULs. */
+    public static String describe(Throwable failure) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable cause = failure; cause != null && text.length() < MAX_ERROR; cause = cause.getCause()) {
+            if (!text.isEmpty()) {
+                text.append("; caused by ");
+            }
+            text.append(cause.getClass().getName());
+            if (cause.getMessage() != null) {
+                text.append(": ").append(cause.getMessage());
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        String bounded = text.length() > MAX_ERROR ? text.substring(0, MAX_ERROR) + "..." : text.toString();
+        return bounded.replace('\u0000', '\uFFFD');
+    }
+
+    /** What {@link #process} did. {@code state} is the inbox row as the delivery found it. */
+    public record Processing(Result result, InboxState state, Exception failure) {
+        public enum Result {
+            PROCESSED,
+            DUPLICATE,
+            /** This consumer dead-lettered the envelope already; the delivery is a redelivery of that. */
+            DEAD_LETTERED_BEFORE,
+            FAILED
+        }
+    }
+
+    /** A failed attempt as recorded: what follows, and the row after counting it. */
+    public record Failure(RetryPolicy.Next next, InboxState state) {}
+}

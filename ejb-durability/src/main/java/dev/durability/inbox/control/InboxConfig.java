@@ -1,0 +1,110 @@
+package dev.durability.inbox.control;
+
+import dev.durability.config.control.InvalidConfigurationException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** The consumers' knobs, {@code durability.inbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
+@ApplicationScoped
+public class InboxConfig {
+    static final String PREFETCH = "durability.inbox.prefetch";
+    static final String CONCURRENCY = "durability.inbox.concurrency";
+    static final String MAX_ATTEMPTS = "durability.inbox.max-attempts";
+    static final String BACKOFF_INITIAL = "durability.inbox.backoff-initial-ms";
+    static final String BACKOFF_MAX = "durability.inbox.backoff-max-ms";
+    static final String SUPERVISE_INTERVAL = "durability.inbox.supervise-interval-ms";
+    static final String SEND_TIMEOUT = "durability.inbox.send-timeout-ms";
+    static final String PAUSE = "durability.inbox.pause-ms";
+    static final String DELIVERY_LIMIT = "durability.inbox.quorum-delivery-limit";
+
+    @Inject
+    @ConfigProperty(name = PREFETCH)
+    int prefetch;
+
+    @Inject
+    @ConfigProperty(name = CONCURRENCY)
+    int concurrency;
+
+    @Inject
+    @ConfigProperty(name = MAX_ATTEMPTS)
+    int maxAttempts;
+
+    @Inject
+    @ConfigProperty(name = BACKOFF_INITIAL)
+    long backoffInitialMillis;
+
+    @Inject
+    @ConfigProperty(name = BACKOFF_MAX)
+    long backoffMaxMillis;
+
+    @Inject
+    @ConfigProperty(name = SUPERVISE_INTERVAL)
+    long superviseIntervalMillis;
+
+    @Inject
+    @ConfigProperty(name = SEND_TIMEOUT)
+    long sendTimeoutMillis;
+
+    @Inject
+    @ConfigProperty(name = PAUSE)
+    long pauseMillis;
+
+    @Inject
+    @ConfigProperty(name = DELIVERY_LIMIT)
+    int quorumDeliveryLimit;
+
+    public void validate() {
+        InvalidConfigurationException.checkRange(PREFETCH, prefetch, 1, 1000);
+        InvalidConfigurationException.checkRange(CONCURRENCY, concurrency, 1, 64);
+        InvalidConfigurationException.checkRange(MAX_ATTEMPTS, maxAttempts, 1, ConsumerDeclaration.MOST_ATTEMPTS);
+        InvalidConfigurationException.checkRange(BACKOFF_INITIAL, backoffInitialMillis, 10, 3_600_000);
+        InvalidConfigurationException.checkRange(BACKOFF_MAX, backoffMaxMillis, backoffInitialMillis, 86_400_000);
+        InvalidConfigurationException.checkRange(SUPERVISE_INTERVAL, superviseIntervalMillis, 100, 600_000);
+        InvalidConfigurationException.checkRange(SEND_TIMEOUT, sendTimeoutMillis, 100, 600_000);
+        InvalidConfigurationException.checkRange(PAUSE, pauseMillis, 100, 600_000);
+        // Redeliveries that reach the limit are dead-lettered by the broker: it must leave room for the
+        // application's own retries, which ack and re-publish and so never count against it.
+        InvalidConfigurationException.checkRange(DELIVERY_LIMIT, quorumDeliveryLimit, 2, 1000);
+    }
+
+    /** The retry policy of one consumer: its own attempts if it declared them, the configured ones otherwise. */
+    public RetryPolicy retryPolicy(ConsumerDeclaration declaration) {
+        return new RetryPolicy(
+                declaration.maxAttempts() > 0 ? declaration.maxAttempts() : maxAttempts,
+                Duration.ofMillis(backoffInitialMillis),
+                Duration.ofMillis(backoffMaxMillis));
+    }
+
+    public int prefetch(ConsumerDeclaration declaration) {
+        return declaration.prefetch() > 0 ? declaration.prefetch() : prefetch;
+    }
+
+    public int concurrency(ConsumerDeclaration declaration) {
+        return declaration.concurrency() > 0 ? declaration.concurrency() : concurrency;
+    }
+
+    public Duration superviseInterval() {
+        return Duration.ofMillis(superviseIntervalMillis);
+    }
+
+    public Duration sendTimeout() {
+        return Duration.ofMillis(sendTimeoutMillis);
+    }
+
+    /** How long a consumer stops taking deliveries after it could not reach the database. */
+    public Duration pause() {
+        return Duration.ofMillis(pauseMillis);
+    }
+
+    public int quorumDeliveryLimit() {
+        return quorumDeliveryLimit;
+    }
+
+    @Override
+    public String toString() {
+        return "inbox prefetch " + prefetch + ", concurrency " + concurrency + ", " + maxAttempts
+                + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis + " ms";
+    }
+}

@@ -1,0 +1,65 @@
+package dev.durability.inbox.control;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
+
+/** The consumers' signals on {@code /metrics}, this server's own, tagged with the consumer's queue. */
+@ApplicationScoped
+public class InboxMetrics {
+
+    @Inject
+    MetricRegistry registry;
+
+    public void processed(String queue) {
+        counter("durability_inbox_processed", "Deliveries whose handler ran and committed with their inbox row", queue)
+                .inc();
+    }
+
+    public void dedupHit(String queue) {
+        counter(
+                        "durability_inbox_dedup_hits",
+                        "Deliveries of an envelope this consumer had already processed: acked, handler not run",
+                        queue)
+                .inc();
+    }
+
+    public void retried(String queue) {
+        counter(
+                        "durability_inbox_retries",
+                        "Failed deliveries sent to a delay queue to be tried again after their backoff",
+                        queue)
+                .inc();
+    }
+
+    public void deadLettered(String queue) {
+        counter(
+                        "durability_inbox_dead_lettered",
+                        "Deliveries this consumer gave up on (retries exhausted, permanent failure, malformed) and sent "
+                                + "to the dead-letter exchange",
+                        queue)
+                .inc();
+    }
+
+    public void paused(String queue) {
+        counter(
+                        "durability_inbox_pauses",
+                        "Times a consumer stopped taking deliveries for a while because the database or the broker "
+                                + "failed under it; its deliveries went back to the queue",
+                        queue)
+                .inc();
+    }
+
+    private org.eclipse.microprofile.metrics.Counter counter(String name, String description, String queue) {
+        return registry.counter(
+                Metadata.builder()
+                        .withName(name)
+                        .withDescription(description)
+                        .withUnit(MetricUnits.NONE)
+                        .build(),
+                new Tag("queue", queue));
+    }
+}

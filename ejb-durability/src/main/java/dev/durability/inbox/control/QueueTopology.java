@@ -1,0 +1,127 @@
+package dev.durability.inbox.control;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.durability.broker.control.BrokerConfig;
+import dev.durability.broker.control.BrokerConnection;
+import dev.durability.inbox.boundary.InboxConsumer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Declares what consuming needs, idempotently, every time a consumer (re)starts: the events exchange,
+ * the dead-letter exchange (durable topic), each consumer's durable queue dead-lettering into it under
+ * {@code dlq.<queue>} and bound to its event types, the consumer's delay queues (one per backoff step,
+ * each returning its messages to the queue when their wait is over), and the service's dead-letter
+ * queue bound with {@code dlq.#}. An existing queue with other arguments is refused by the broker; that
+ * refusal is a {@link TopologyRefused} naming the queue and the broker's reason.
+ */
+@ApplicationScoped
+public class QueueTopology {
+    public static final String DEAD_LETTER_KEY_PREFIX = "dlq.";
+
+    @Inject
+    BrokerConfig broker;
+
+    @Inject
+    BrokerConnection connection;
+
+    @Inject
+    InboxConfig config;
+
+    /** Declares the consumer's queues on a channel of its own (a refusal closes the channel). */
+    public void declareConsumer(Channel channel, ConsumerDeclaration consumer) throws IOException {
+        connection.declareTopology(channel);
+        declareDeadLetterExchange(channel);
+        declareQueue(channel, consumer.queue(), consumerQueueArguments(consumer));
+        for (String eventType : consumer.eventTypes()) {
+            channel.queueBind(consumer.queue(), broker.eventsExchange(), eventType);
+        }
+        RetryPolicy policy = config.retryPolicy(consumer);
+        TreeSet<Long> delays = new TreeSet<>();
+        for (int attempt = 1; attempt < policy.maxAttempts(); attempt++) {
+            delays.add(policy.delayAfter(attempt).toMillis());
+        }
+        for (long delay : delays) {
+            Map<String, Object> arguments = new HashMap<>(typeArguments(consumer.queueType()));
+            arguments.put("x-message-ttl", delay);
+            // Expired messages go back to the consumer's queue through the default exchange.
+            arguments.put("x-dead-letter-exchange", "");
+            arguments.put("x-dead-letter-routing-key", consumer.queue());
+            declareQueue(channel, RetryPolicy.delayQueue(consumer.queue(), Duration.ofMillis(delay)), arguments);
+        }
+    }
+
+    /** The service's dead-letter queue, receiving every consumer queue's dead letters. */
+    public void declareDeadLetterQueue(Channel channel, String queue) throws IOException {
+        declareDeadLetterExchange(channel);
+        declareQueue(channel, queue, Map.of());
+        channel.queueBind(queue, broker.deadLetterExchange(), DEAD_LETTER_KEY_PREFIX + "#");
+    }
+
+    /** The routing key of a consumer queue's dead letters. */
+    public static String deadLetterKey(String queue) {
+        return DEAD_LETTER_KEY_PREFIX + queue;
+    }
+
+    private void declareDeadLetterExchange(Channel channel) throws IOException {
+        channel.exchangeDeclare(broker.deadLetterExchange(), BuiltinExchangeType.TOPIC, true);
+    }
+
+    Map<String, Object> consumerQueueArguments(ConsumerDeclaration consumer) {
+        Map<String, Object> arguments = new HashMap<>(typeArguments(consumer.queueType()));
+        arguments.put("x-dead-letter-exchange", broker.deadLetterExchange());
+        arguments.put("x-dead-letter-routing-key", deadLetterKey(consumer.queue()));
+        if (consumer.queueType() == InboxConsumer.QueueType.QUORUM) {
+            // Redeliveries after lost channels count here; beyond the limit the broker dead-letters.
+            arguments.put("x-delivery-limit", config.quorumDeliveryLimit());
+        }
+        return arguments;
+    }
+
+    private static Map<String, Object> typeArguments(InboxConsumer.QueueType type) {
+        if (type == InboxConsumer.QueueType.QUORUM) {
+            // At-least-once dead-lettering: the broker keeps a dead letter until the DLX's queue confirmed
+            // it, which needs reject-publish overflow (docs/decisions/0027-queue-types.md).
+            return Map.of(
+                    "x-queue-type", "quorum",
+                    "x-dead-letter-strategy", "at-least-once",
+                    "x-overflow", "reject-publish");
+        }
+        return Map.of();
+    }
+
+    private static void declareQueue(Channel channel, String queue, Map<String, Object> arguments) throws IOException {
+        try {
+            channel.queueDeclare(queue, true, false, false, arguments);
+        } catch (IOException e) {
+            if (e.getCause() instanceof ShutdownSignalException signal
+                    && signal.getReason() instanceof AMQP.Channel.Close close
+                    && close.getReplyCode() == AMQP.PRECONDITION_FAILED) {
+                throw new TopologyRefused(
+                        "RabbitMQ refused to declare queue '" + queue + "' with the arguments "
+                                + new java.util.TreeMap<>(arguments) + " this service needs: " + close.getReplyText()
+                                + ". The queue exists with other arguments (an older version, another service, or a hand-made "
+                                + "queue): move its messages and delete it, or rename the consumer's queue",
+                        e);
+            }
+            throw e;
+        }
+    }
+
+    /** The broker refused a declaration because an existing queue or exchange differs: no retry can fix it. */
+    public static class TopologyRefused extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        TopologyRefused(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

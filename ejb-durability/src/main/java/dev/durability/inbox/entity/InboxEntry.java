@@ -1,0 +1,148 @@
+package dev.durability.inbox.entity;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.ColumnResult;
+import jakarta.persistence.ConstructorResult;
+import jakarta.persistence.Embeddable;
+import jakarta.persistence.EmbeddedId;
+import jakarta.persistence.Entity;
+import jakarta.persistence.NamedNativeQuery;
+import jakarta.persistence.SqlResultSetMapping;
+import jakarta.persistence.Table;
+import java.io.Serializable;
+import java.time.OffsetDateTime;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A row of {@code event_inbox}: what one consumer queue did with one envelope. Rows are written only by
+ * the statements below, inside a delivery's transaction (receive, lock, mark processed) or in a
+ * transaction of their own (a failed attempt), all on the database clock.
+ */
+@Entity
+@Table(name = "event_inbox")
+@SqlResultSetMapping(
+        name = InboxEntry.STATE,
+        classes =
+                @ConstructorResult(
+                        targetClass = InboxState.class,
+                        columns = {
+                            @ColumnResult(name = "processed", type = Boolean.class),
+                            @ColumnResult(name = "dead_lettered", type = Boolean.class),
+                            @ColumnResult(name = "attempts", type = Integer.class),
+                            @ColumnResult(name = "received_micros", type = Long.class),
+                            @ColumnResult(name = "last_error", type = String.class)
+                        }))
+// Parameters: ?1 consumer queue, ?2 envelope id, then what the statement alone needs.
+//
+// The delivery's first statement: the row exists from here on, in the delivery's transaction.
+@NamedNativeQuery(name = InboxEntry.RECEIVE, query = """
+        INSERT INTO event_inbox (consumer_queue, envelope_id, source_service, event_type)
+        VALUES (?1, CAST(?2 AS uuid), ?3, ?4)
+        ON CONFLICT (consumer_queue, envelope_id) DO NOTHING
+        """)
+// Locks the row: a second delivery of the same envelope to the same queue (another channel or server)
+// waits here until the first committed or rolled back, then sees its outcome.
+@NamedNativeQuery(name = InboxEntry.LOCK, resultSetMapping = InboxEntry.STATE, query = """
+        SELECT processed_at IS NOT NULL AS processed, dead_lettered_at IS NOT NULL AS dead_lettered, attempts,
+               CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error
+        FROM event_inbox
+        WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
+        FOR UPDATE
+        """)
+@NamedNativeQuery(name = InboxEntry.MARK_PROCESSED, query = """
+        UPDATE event_inbox SET processed_at = now(), attempts = attempts + 1, last_error = NULL
+        WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
+        """)
+// A fresh delivery of an envelope this consumer dead-lettered (a replay): a new occurrence starts.
+@NamedNativeQuery(name = InboxEntry.RESTART, query = """
+        UPDATE event_inbox SET attempts = 0, received_at = now(), dead_lettered_at = NULL, last_error = NULL
+        WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
+        """)
+// A failed attempt, in a transaction of its own so it survives the handler's rollback. A row already
+// processed (by a concurrent duplicate) is left alone and nothing is returned.
+@NamedNativeQuery(name = InboxEntry.RECORD_FAILURE, resultSetMapping = InboxEntry.STATE, query = """
+        INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, attempts, last_error)
+        VALUES (?1, CAST(?2 AS uuid), ?3, ?4, 1, ?5)
+        ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
+            SET attempts = i.attempts + 1, last_error = EXCLUDED.last_error
+            WHERE i.processed_at IS NULL
+        RETURNING processed_at IS NOT NULL AS processed, dead_lettered_at IS NOT NULL AS dead_lettered, attempts,
+                  CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error
+        """)
+@NamedNativeQuery(name = InboxEntry.MARK_DEAD_LETTERED, query = """
+        UPDATE event_inbox SET dead_lettered_at = now()
+        WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid) AND processed_at IS NULL
+        """)
+public class InboxEntry {
+    public static final String STATE = "InboxEntry.state";
+    public static final String RECEIVE = "InboxEntry.receive";
+    public static final String LOCK = "InboxEntry.lock";
+    public static final String MARK_PROCESSED = "InboxEntry.markProcessed";
+    public static final String RESTART = "InboxEntry.restart";
+    public static final String RECORD_FAILURE = "InboxEntry.recordFailure";
+    public static final String MARK_DEAD_LETTERED = "InboxEntry.markDeadLettered";
+
+    @EmbeddedId
+    private Key key;
+
+    @Column(name = "source_service", nullable = false, updatable = false)
+    private String sourceService;
+
+    @Column(name = "event_type", nullable = false, updatable = false)
+    private String eventType;
+
+    @Column(name = "received_at", insertable = false, updatable = false)
+    private OffsetDateTime receivedAt;
+
+    @Column(name = "processed_at", insertable = false, updatable = false)
+    private OffsetDateTime processedAt;
+
+    @Column(name = "attempts", insertable = false, updatable = false)
+    private int attempts;
+
+    protected InboxEntry() {}
+
+    public Key key() {
+        return key;
+    }
+
+    public int attempts() {
+        return attempts;
+    }
+
+    public OffsetDateTime processedAt() {
+        return processedAt;
+    }
+
+    /** (consumer queue, envelope id): one envelope reaching two consumers is two rows. */
+    @Embeddable
+    public static class Key implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Column(name = "consumer_queue", nullable = false, updatable = false)
+        private String consumerQueue;
+
+        @Column(name = "envelope_id", nullable = false, updatable = false)
+        private UUID envelopeId;
+
+        protected Key() {}
+
+        public Key(String consumerQueue, UUID envelopeId) {
+            this.consumerQueue = Objects.requireNonNull(consumerQueue);
+            this.envelopeId = Objects.requireNonNull(envelopeId);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Key key
+                    && key.consumerQueue.equals(consumerQueue)
+                    && key.envelopeId.equals(envelopeId);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(consumerQueue, envelopeId);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.durability.it;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+
+/** Publishes raw messages the way any client of the broker could: the tests' hostile or hand-made input. */
+final class Amqp implements AutoCloseable {
+    private final Connection connection;
+    private final Channel channel;
+
+    Amqp() throws IOException, TimeoutException {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(Coordinates.brokerHost());
+        factory.setPort(Coordinates.brokerPort());
+        factory.setUsername(Coordinates.brokerUser());
+        factory.setPassword(Coordinates.brokerPassword());
+        factory.setAutomaticRecoveryEnabled(false);
+        connection = factory.newConnection("system-test publisher");
+        channel = connection.createChannel();
+        channel.confirmSelect();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /** Publishes persistently and waits for the broker's confirm. */
+    void publish(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body)
+            throws IOException, InterruptedException, TimeoutException {
+        channel.basicPublish(exchange, routingKey, properties, body);
+        channel.waitForConfirmsOrDie(10_000);
+    }
+
+    /** Straight into one queue, through the default exchange. */
+    void toQueue(String queue, byte[] body) throws IOException, InterruptedException, TimeoutException {
+        publish("", queue, persistent().build(), body);
+    }
+
+    static AMQP.BasicProperties.Builder persistent() {
+        return new AMQP.BasicProperties.Builder().deliveryMode(2).contentType("application/json");
+    }
+
+    static AMQP.BasicProperties.Builder persistent(Map<String, Object> headers) {
+        return persistent().headers(headers);
+    }
+
+    @Override
+    public void close() throws IOException {
+        connection.abort();
+    }
+}

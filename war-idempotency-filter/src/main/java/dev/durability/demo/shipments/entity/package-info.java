@@ -1,0 +1,2 @@
+/** The demo shipment entity, one per order. */
+package dev.durability.demo.shipments.entity;
