@@ -1,7 +1,25 @@
 package dev.durability.incontainer;
 
 import com.fasterxml.uuid.Generators;
+import dev.durability.broker.control.BrokerConfig;
+import dev.durability.broker.control.BrokerConnection;
 import dev.durability.config.control.InvalidConfigurationException;
+import dev.durability.deadletter.control.DeadLetterWrapper;
+import dev.durability.deadletter.control.MessageContent;
+import dev.durability.deadletter.control.OccurrenceToken;
+import dev.durability.deadletter.entity.DeadLetter;
+import dev.durability.inbox.boundary.EventHandler;
+import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.inbox.boundary.InboxListener;
+import dev.durability.inbox.boundary.InboxTransactions;
+import dev.durability.inbox.boundary.PermanentFailure;
+import dev.durability.inbox.control.ConfirmedSend;
+import dev.durability.inbox.control.ConsumerDeclaration;
+import dev.durability.inbox.control.InboxConfig;
+import dev.durability.inbox.control.InboxMetrics;
+import dev.durability.inbox.control.QueueTopology;
+import dev.durability.inbox.control.RetryPolicy;
+import dev.durability.inbox.entity.InboxEntry;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.outbox.boundary.OutboxStager;
@@ -52,6 +70,9 @@ final class LibraryDeployment {
                 .addClass("dev.durability.outbox.boundary.StagingRefused")
                 .addClasses(OutboxStager.class, ServiceConfig.class, InvalidConfigurationException.class)
                 .addPackage(OutboxEvent.class.getPackage())
+                // Every entity the shipped persistence unit lists.
+                .addPackage(InboxEntry.class.getPackage())
+                .addPackage(DeadLetter.class.getPackage())
                 .addClasses(
                         OutboxClaims.class,
                         OutboxConfig.class,
@@ -73,6 +94,42 @@ final class LibraryDeployment {
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
         addMigrations(war);
         return war;
+    }
+
+    /**
+     * The library WAR plus the inbox's listener, transactions, topology and sends (not its supervisor or
+     * any start-up bean): tests open the consuming channels themselves, with handlers of their own.
+     */
+    static WebArchive createWithInbox(String name, Class<?>... tests) {
+        return create(name, tests)
+                .addClasses(
+                        InboxListener.class,
+                        InboxTransactions.class,
+                        InboxTransactions.Processing.class,
+                        InboxTransactions.Processing.Result.class,
+                        InboxTransactions.Failure.class,
+                        EventHandler.class,
+                        PermanentFailure.class,
+                        InboxConsumer.class,
+                        InboxConsumer.QueueType.class,
+                        ConsumerDeclaration.class,
+                        InboxConfig.class,
+                        RetryPolicy.class,
+                        RetryPolicy.Next.class,
+                        QueueTopology.class,
+                        QueueTopology.TopologyRefused.class,
+                        ConfirmedSend.class,
+                        InboxMetrics.class,
+                        BrokerConfig.class,
+                        BrokerConnection.class,
+                        DeadLetterWrapper.class,
+                        MessageContent.class,
+                        OccurrenceToken.class)
+                .addAsLibraries(
+                        jarOf(com.rabbitmq.client.Channel.class),
+                        jarOf(org.slf4j.LoggerFactory.class),
+                        jarOf(org.awaitility.Awaitility.class),
+                        jarOf(org.hamcrest.Matcher.class));
     }
 
     /** The durability-resources module as the build resolved it: its jar, or its classes folder in an IDE. */

@@ -35,7 +35,7 @@ import java.util.logging.Logger;
  * confirmed), nothing is acked: the channel is dropped, which returns every unacked delivery to the
  * queue, and the supervisor resumes the consumer after a pause. A failed ack likewise drops the channel.
  */
-final class InboxListener extends DefaultConsumer {
+public final class InboxListener extends DefaultConsumer {
     private static final Logger LOG = Logger.getLogger(InboxListener.class.getName());
     static final String RETRY_HEADER = "x-durability-retry";
 
@@ -50,7 +50,7 @@ final class InboxListener extends DefaultConsumer {
     private final Runnable pause;
     private final Runnable reopen;
 
-    InboxListener(
+    public InboxListener(
             Channel channel,
             ConsumerDeclaration consumer,
             EventHandler handler,

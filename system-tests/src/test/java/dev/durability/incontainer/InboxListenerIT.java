@@ -1,0 +1,413 @@
+package dev.durability.incontainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import dev.durability.broker.control.BrokerConfig;
+import dev.durability.broker.control.BrokerConnection;
+import dev.durability.config.control.ServiceConfig;
+import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.inbox.boundary.InboxListener;
+import dev.durability.inbox.boundary.InboxTransactions;
+import dev.durability.inbox.boundary.PermanentFailure;
+import dev.durability.inbox.control.ConfirmedSend;
+import dev.durability.inbox.control.ConsumerDeclaration;
+import dev.durability.inbox.control.InboxConfig;
+import dev.durability.inbox.control.InboxMetrics;
+import dev.durability.inbox.control.QueueTopology;
+import dev.durability.inbox.control.RetryPolicy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.metrics.MetricID;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The inbox listener and its transactions inside the container, against the real broker and database,
+ * with handlers that fail on purpose: effects happen once, failures are retried through the delay
+ * queues with their backoff and then dead-lettered (audited by the deployed EAR's dead-letter consumer),
+ * on classic and quorum queues alike. The test opens the channels the supervisor would.
+ */
+@ExtendWith(ArquillianExtension.class)
+class InboxListenerIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return LibraryDeployment.createWithInbox(
+                "inbox-listener-it", InboxListenerIT.class, HandlerEffects.class, ScriptedHandler.class);
+    }
+
+    @Resource(lookup = LibraryDeployment.DATA_SOURCE)
+    DataSource dataSource;
+
+    @Inject
+    HandlerEffects effects;
+
+    @Inject
+    InboxTransactions transactions;
+
+    @Inject
+    QueueTopology topology;
+
+    @Inject
+    BrokerConnection broker;
+
+    @Inject
+    BrokerConfig brokerConfig;
+
+    @Inject
+    InboxConfig config;
+
+    @Inject
+    InboxMetrics metrics;
+
+    @Inject
+    ServiceConfig service;
+
+    @Inject
+    MetricRegistry registry;
+
+    @Inject
+    BeanManager beans;
+
+    private final List<Connection> connections = new ArrayList<>();
+    private final List<String> queues = new ArrayList<>();
+
+    @BeforeEach
+    void freshTables() throws Exception {
+        LibraryDeployment.freshOutbox(dataSource);
+        try (java.sql.Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + HandlerEffects.TABLE + " (consumer text NOT NULL, envelope_id uuid "
+                    + "NOT NULL)");
+            s.execute("DELETE FROM " + HandlerEffects.TABLE);
+            s.execute("DELETE FROM " + LibraryDeployment.SCHEMA + ".event_inbox");
+        }
+    }
+
+    @AfterEach
+    void deleteQueues() throws Exception {
+        try (Channel channel = broker.openChannel()) {
+            for (String queue : queues) {
+                channel.queueDelete(queue);
+            }
+        }
+        for (Connection connection : connections) {
+            connection.abort();
+        }
+    }
+
+    @Test
+    void handlerFailingTwiceThenSucceedingHasOneEffectOnAClassicQueue() throws Exception {
+        failingTwiceThenSucceeding(InboxConsumer.QueueType.CLASSIC);
+    }
+
+    @Test
+    void handlerFailingTwiceThenSucceedingHasOneEffectOnAQuorumQueue() throws Exception {
+        failingTwiceThenSucceeding(InboxConsumer.QueueType.QUORUM);
+    }
+
+    private void failingTwiceThenSucceeding(InboxConsumer.QueueType type) throws Exception {
+        ConsumerDeclaration consumer = declaration("twice", type, 0);
+        ScriptedHandler handler = new ScriptedHandler(consumer.queue(), effects, 2, false, () -> {});
+        consume(consumer, handler, new AtomicInteger());
+        EventEnvelope event = publish(consumer);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> processed(consumer.queue(), event.id()));
+        assertThat(effectCount(consumer.queue(), event.id())).isEqualTo(1);
+        assertThat(attempts(consumer.queue(), event.id())).isEqualTo(3);
+        assertThat(counter("durability_inbox_retries", consumer.queue())).isEqualTo(2);
+        assertThat(counter("durability_inbox_processed", consumer.queue())).isEqualTo(1);
+        List<Instant> calls = handler.callTimes();
+        assertThat(calls).hasSize(3);
+        RetryPolicy policy = config.retryPolicy(consumer);
+        // Each retry waited in its delay queue for at least its backoff (timer granularity aside).
+        assertThat(Duration.between(calls.get(0), calls.get(1)))
+                .isGreaterThanOrEqualTo(policy.delayAfter(1).minusMillis(50));
+        assertThat(Duration.between(calls.get(1), calls.get(2)))
+                .isGreaterThanOrEqualTo(policy.delayAfter(2).minusMillis(50));
+        assertThat(queueDepth(consumer.queue())).isZero();
+    }
+
+    @Test
+    void retryCapReachedDeadLettersOnceWithTheApplicationTokenOnAClassicQueue() throws Exception {
+        retryCapReached(InboxConsumer.QueueType.CLASSIC);
+    }
+
+    @Test
+    void retryCapReachedDeadLettersOnceWithTheApplicationTokenOnAQuorumQueue() throws Exception {
+        retryCapReached(InboxConsumer.QueueType.QUORUM);
+    }
+
+    private void retryCapReached(InboxConsumer.QueueType type) throws Exception {
+        ConsumerDeclaration consumer = declaration("cap", type, 2);
+        ScriptedHandler handler = new ScriptedHandler(consumer.queue(), effects, Integer.MAX_VALUE, false, () -> {});
+        consume(consumer, handler, new AtomicInteger());
+        EventEnvelope event = publish(consumer);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> auditRows(event.id()).size() == 1);
+        Thread.sleep(1_000); // a second dead letter or another attempt would show now
+        List<String> rows = auditRows(event.id());
+        assertThat(rows).hasSize(1);
+        long receivedMicros = receivedMicros(consumer.queue(), event.id());
+        assertThat(rows.get(0))
+                .isEqualTo("application|" + consumer.queue() + "|dlxcap:" + event.id() + ":" + consumer.queue() + ":"
+                        + receivedMicros);
+        assertThat(handler.callTimes()).hasSize(2);
+        assertThat(effectCount(consumer.queue(), event.id())).isZero();
+        assertThat(attempts(consumer.queue(), event.id())).isEqualTo(2);
+        assertThat(counter("durability_inbox_dead_lettered", consumer.queue())).isEqualTo(1);
+        // The original was acked: nothing waits in the queue, nothing comes back when the channel closes.
+        closeConsumers();
+        assertThat(queueDepth(consumer.queue())).isZero();
+    }
+
+    @Test
+    void aPermanentFailureSkipsTheRetriesOnAQuorumQueue() throws Exception {
+        ConsumerDeclaration consumer = declaration("permanent", InboxConsumer.QueueType.QUORUM, 5);
+        ScriptedHandler handler = new ScriptedHandler(consumer.queue(), effects, Integer.MAX_VALUE, true, () -> {});
+        consume(consumer, handler, new AtomicInteger());
+        EventEnvelope event = publish(consumer);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> auditRows(event.id()).size() == 1);
+        assertThat(handler.callTimes()).hasSize(1);
+        assertThat(attempts(consumer.queue(), event.id())).isEqualTo(1);
+        assertThat(counter("durability_inbox_retries", consumer.queue())).isZero();
+    }
+
+    @Test
+    void oneEnvelopeToTwoConsumersOnOneDatabaseIsProcessedByBoth() throws Exception {
+        String eventType = "inbox_it.fanout_" + Long.toHexString(System.nanoTime());
+        ConsumerDeclaration first = declaration("fan-a", InboxConsumer.QueueType.CLASSIC, 0, eventType);
+        ConsumerDeclaration second = declaration("fan-b", InboxConsumer.QueueType.CLASSIC, 0, eventType);
+        consume(first, ScriptedHandler.succeeding(first.queue(), effects), new AtomicInteger());
+        consume(second, ScriptedHandler.succeeding(second.queue(), effects), new AtomicInteger());
+        EventEnvelope event = publish(first);
+
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> processed(first.queue(), event.id()) && processed(second.queue(), event.id()));
+        assertThat(effectCount(first.queue(), event.id())).isEqualTo(1);
+        assertThat(effectCount(second.queue(), event.id())).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedAckRebuildsTheChannelAndConsumptionGoesOnAHundredTimesInARow() throws Exception {
+        ConsumerDeclaration consumer = declaration("ack", InboxConsumer.QueueType.CLASSIC, 0);
+        AtomicReference<Channel> current = new AtomicReference<>();
+        // Every handler call drops the channel under the listener: the delivery commits, its ack fails.
+        java.util.Set<UUID> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        AtomicInteger reopened = new AtomicInteger();
+        ScriptedHandler handler = new ScriptedHandler(consumer.queue(), effects, 0, false, () -> {
+            try {
+                current.get().abort();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Connection connection = broker.openConsumerConnection("inbox-it ack");
+        connections.add(connection);
+        Runnable[] open = new Runnable[1];
+        open[0] = () -> {
+            try {
+                Channel channel = connection.createChannel();
+                channel.basicQos(1);
+                current.set(channel);
+                channel.basicConsume(consumer.queue(), false, listener(channel, consumer, handler, () -> {}, () -> {
+                    reopened.incrementAndGet();
+                    open[0].run();
+                }));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        try (Channel declaring = connection.createChannel()) {
+            topology.declareConsumer(declaring, consumer);
+        }
+        queues.add(consumer.queue());
+        List<EventEnvelope> events = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            events.add(publish(consumer));
+        }
+        open[0].run();
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> processedCount(consumer.queue()) == 100 && queueDepth(consumer.queue()) == 0);
+        assertThat(reopened.get()).isGreaterThanOrEqualTo(100);
+        for (EventEnvelope event : events) {
+            assertThat(effectCount(consumer.queue(), event.id())).as("effect of %s", event.id()).isEqualTo(1);
+            seen.add(event.id());
+        }
+        assertThat(seen).hasSize(100);
+        assertThat(counter("durability_inbox_dedup_hits", consumer.queue())).isGreaterThanOrEqualTo(100);
+    }
+
+    private ConsumerDeclaration declaration(String name, InboxConsumer.QueueType type, int maxAttempts) {
+        return declaration(name, type, maxAttempts, "inbox_it." + name + "_" + Long.toHexString(System.nanoTime()));
+    }
+
+    private ConsumerDeclaration declaration(
+            String name, InboxConsumer.QueueType type, int maxAttempts, String eventType) {
+        String queue = "inbox-it." + name + "." + Long.toHexString(System.nanoTime());
+        return new ConsumerDeclaration(
+                queue,
+                List.of(eventType),
+                0,
+                0,
+                maxAttempts,
+                type,
+                List.of(PermanentFailure.class),
+                beans.resolve(beans.getBeans(HandlerEffects.class)));
+    }
+
+    private void consume(ConsumerDeclaration consumer, ScriptedHandler handler, AtomicInteger pauses) throws Exception {
+        Connection connection = broker.openConsumerConnection("inbox-it " + consumer.queue());
+        connections.add(connection);
+        Channel channel = connection.createChannel();
+        topology.declareConsumer(channel, consumer);
+        queues.add(consumer.queue());
+        RetryPolicy policy = config.retryPolicy(consumer);
+        for (int attempt = 1; attempt < policy.maxAttempts(); attempt++) {
+            queues.add(RetryPolicy.delayQueue(consumer.queue(), policy.delayAfter(attempt)));
+        }
+        channel.basicQos(config.prefetch(consumer));
+        channel.basicConsume(
+                consumer.queue(), false, listener(channel, consumer, handler, pauses::incrementAndGet, () -> {}));
+    }
+
+    private InboxListener listener(
+            Channel channel, ConsumerDeclaration consumer, ScriptedHandler handler, Runnable pause, Runnable reopen) {
+        return new InboxListener(
+                channel,
+                consumer,
+                handler,
+                config.retryPolicy(consumer),
+                transactions,
+                new ConfirmedSend(broker, config.sendTimeout()),
+                metrics,
+                brokerConfig.deadLetterExchange(),
+                "inbox-it",
+                pause,
+                reopen);
+    }
+
+    private void closeConsumers() {
+        for (Connection connection : connections) {
+            connection.abort();
+        }
+        connections.clear();
+    }
+
+    private EventEnvelope publish(ConsumerDeclaration consumer) throws Exception {
+        EventEnvelope event = EventEnvelope.builder(consumer.eventTypes().get(0), "inbox-it-producer")
+                .payload(Json.createObjectBuilder().add("n", 1).build())
+                .build();
+        try (Channel channel = broker.openChannel()) {
+            channel.confirmSelect();
+            channel.basicPublish(
+                    brokerConfig.eventsExchange(),
+                    event.eventType(),
+                    true,
+                    new AMQP.BasicProperties.Builder()
+                            .deliveryMode(2)
+                            .messageId(event.id().toString())
+                            .type(event.eventType())
+                            .build(),
+                    EnvelopeJson.write(event).getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(10_000);
+        }
+        return event;
+    }
+
+    private long queueDepth(String queue) throws Exception {
+        try (Channel channel = broker.openChannel()) {
+            return channel.queueDeclarePassive(queue).getMessageCount();
+        }
+    }
+
+    private long counter(String name, String queue) {
+        var counter = registry.getCounters().get(new MetricID(name, new Tag("queue", queue)));
+        return counter == null ? 0 : counter.getCount();
+    }
+
+    private boolean processed(String queue, UUID envelopeId) throws Exception {
+        return query("SELECT processed_at IS NOT NULL FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
+                        + "consumer_queue = ? AND envelope_id = ?", queue, envelopeId)
+                .equals("t");
+    }
+
+    private long processedCount(String queue) throws Exception {
+        return Long.parseLong(query("SELECT count(*) FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
+                + "consumer_queue = ? AND processed_at IS NOT NULL", queue));
+    }
+
+    private int attempts(String queue, UUID envelopeId) throws Exception {
+        return Integer.parseInt(query("SELECT attempts FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
+                + "consumer_queue = ? AND envelope_id = ?", queue, envelopeId));
+    }
+
+    private long receivedMicros(String queue, UUID envelopeId) throws Exception {
+        return Long.parseLong(query("SELECT CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) FROM "
+                + LibraryDeployment.SCHEMA + ".event_inbox WHERE consumer_queue = ? AND envelope_id = ?", queue, envelopeId));
+    }
+
+    private long effectCount(String consumer, UUID envelopeId) throws Exception {
+        return Long.parseLong(query(
+                "SELECT count(*) FROM " + HandlerEffects.TABLE + " WHERE consumer = ? AND envelope_id = ?",
+                consumer,
+                envelopeId));
+    }
+
+    /** The deployed EAR's audit rows for this envelope, as "path|queue|token". */
+    private List<String> auditRows(UUID envelopeId) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (java.sql.Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT path || '|' || original_queue || '|' || "
+                        + "coalesce(occurrence_token, '') FROM " + service.schema() + ".dead_letter_audit WHERE "
+                        + "envelope_id = ? ORDER BY id")) {
+            s.setObject(1, envelopeId);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(rs.getString(1));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private String query(String sql, Object... parameters) throws Exception {
+        try (java.sql.Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                s.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getString(1) : "";
+            }
+        }
+    }
+}
