@@ -104,8 +104,8 @@ class InboxListenerIT {
         LibraryDeployment.freshOutbox(dataSource);
         try (java.sql.Connection c = dataSource.getConnection();
                 Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS " + HandlerEffects.TABLE + " (consumer text NOT NULL, envelope_id uuid "
-                    + "NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS " + HandlerEffects.TABLE
+                    + " (consumer text NOT NULL, envelope_id uuid " + "NOT NULL)");
             s.execute("DELETE FROM " + HandlerEffects.TABLE);
             s.execute("DELETE FROM " + LibraryDeployment.SCHEMA + ".event_inbox");
         }
@@ -256,10 +256,13 @@ class InboxListenerIT {
         }
         open[0].run();
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> processedCount(consumer.queue()) == 100 && queueDepth(consumer.queue()) == 0);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> processedCount(consumer.queue()) == 100 && queueDepth(consumer.queue()) == 0);
         assertThat(reopened.get()).isGreaterThanOrEqualTo(100);
         for (EventEnvelope event : events) {
-            assertThat(effectCount(consumer.queue(), event.id())).as("effect of %s", event.id()).isEqualTo(1);
+            assertThat(effectCount(consumer.queue(), event.id()))
+                    .as("effect of %s", event.id())
+                    .isEqualTo(1);
             seen.add(event.id());
         }
         assertThat(seen).hasSize(100);
@@ -355,24 +358,35 @@ class InboxListenerIT {
     }
 
     private boolean processed(String queue, UUID envelopeId) throws Exception {
-        return query("SELECT processed_at IS NOT NULL FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
-                        + "consumer_queue = ? AND envelope_id = ?", queue, envelopeId)
+        return query(
+                        "SELECT processed_at IS NOT NULL FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
+                                + "consumer_queue = ? AND envelope_id = ?",
+                        queue,
+                        envelopeId)
                 .equals("t");
     }
 
     private long processedCount(String queue) throws Exception {
-        return Long.parseLong(query("SELECT count(*) FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
-                + "consumer_queue = ? AND processed_at IS NOT NULL", queue));
+        return Long.parseLong(query(
+                "SELECT count(*) FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
+                        + "consumer_queue = ? AND processed_at IS NOT NULL",
+                queue));
     }
 
     private int attempts(String queue, UUID envelopeId) throws Exception {
-        return Integer.parseInt(query("SELECT attempts FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
-                + "consumer_queue = ? AND envelope_id = ?", queue, envelopeId));
+        return Integer.parseInt(query(
+                "SELECT attempts FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE "
+                        + "consumer_queue = ? AND envelope_id = ?",
+                queue,
+                envelopeId));
     }
 
     private long receivedMicros(String queue, UUID envelopeId) throws Exception {
-        return Long.parseLong(query("SELECT CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) FROM "
-                + LibraryDeployment.SCHEMA + ".event_inbox WHERE consumer_queue = ? AND envelope_id = ?", queue, envelopeId));
+        return Long.parseLong(query(
+                "SELECT CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) FROM " + LibraryDeployment.SCHEMA
+                        + ".event_inbox WHERE consumer_queue = ? AND envelope_id = ?",
+                queue,
+                envelopeId));
     }
 
     private long effectCount(String consumer, UUID envelopeId) throws Exception {

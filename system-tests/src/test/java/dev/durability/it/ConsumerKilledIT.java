@@ -40,7 +40,9 @@ class ConsumerKilledIT {
                                 "DURABILITY_BROKER_PORT", Integer.toString(proxy.port())))) {
             second.start();
             second.awaitApplicationStarted();
-            await("both servers consume " + QUEUE).atMost(Duration.ofSeconds(60)).until(() -> consumers() >= 2);
+            await("both servers consume " + QUEUE)
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> consumers() >= 2);
 
             double hitsBefore = Http.metric(main, "durability_inbox_dedup_hits_total", QUEUE_LABEL);
             // From here the second server's acks (and everything else it sends) stay in the relay.
@@ -74,7 +76,9 @@ class ConsumerKilledIT {
             assertThat(Http.metric(main, "durability_inbox_dedup_hits_total", QUEUE_LABEL) - hitsBefore)
                     .isEqualTo(committedBySecond);
             for (UUID order : orders) {
-                assertThat(tables.shipmentsForOrder(order)).as("shipments of order %s", order).isEqualTo(1);
+                assertThat(tables.shipmentsForOrder(order))
+                        .as("shipments of order %s", order)
+                        .isEqualTo(1);
                 assertThat(outbox.count(
                                 "event_type = 'shipment.created' AND envelope->'payload'->>'order_id' = ?",
                                 order.toString()))

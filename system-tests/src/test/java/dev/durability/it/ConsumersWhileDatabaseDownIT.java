@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +26,8 @@ import org.junit.jupiter.api.Test;
 class ConsumersWhileDatabaseDownIT {
     private static final int DEAD_LETTERS = 20;
     private static final int ORDERS = 10;
+    private static final String PARKED = "parked, back to the queue";
+    private static final String PAUSED = "Consumer of orders.shipments could not finish a delivery";
 
     private final URI server = Coordinates.mainServer();
     private final ConsumerTables tables = new ConsumerTables(Coordinates.mainSchema());
@@ -35,6 +39,8 @@ class ConsumersWhileDatabaseDownIT {
         List<UUID> orders = new ArrayList<>();
         double parkedBefore = Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"parked\"");
         double pausesBefore = Http.metric(server, "durability_inbox_pauses_total", "queue=\"orders.shipments\"");
+        long parkedLogged = occurrences(PARKED);
+        long pausedLogged = occurrences(PAUSED);
         Postgresql.stop();
         try (Amqp amqp = new Amqp()) {
             for (int i = 0; i < DEAD_LETTERS; i++) {
@@ -57,26 +63,38 @@ class ConsumersWhileDatabaseDownIT {
                         ShipmentsConsumerIT.properties(placed),
                         ShipmentsConsumerIT.bytes(placed));
             }
-            // Long enough for the dead-letter consumer to give up recording and park, and the inbox to pause.
-            await().atMost(Duration.ofSeconds(60))
-                    .until(() -> Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"parked\"") > parkedBefore
-                            && Http.metric(server, "durability_inbox_pauses_total", "queue=\"orders.shipments\"")
-                                    > pausesBefore);
+            // The outage lasts until the dead-letter consumer gave up recording and parked, and the inbox
+            // consumer paused: both say so in the log (scrapes wait on the database meanwhile).
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> occurrences(PARKED) > parkedLogged && occurrences(PAUSED) > pausedLogged);
         } finally {
             Postgresql.start();
         }
+        assertThat(Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"parked\""))
+                .isGreaterThan(parkedBefore);
+        assertThat(Http.metric(server, "durability_inbox_pauses_total", "queue=\"orders.shipments\""))
+                .isGreaterThan(pausesBefore);
         await().atMost(Duration.ofSeconds(90))
                 .until(() -> tables.count("dead_letter_audit", "event_type = ?", eventType) >= DEAD_LETTERS
                         && tables.count("demo_shipments", "order_id = ANY (?)", (Object) orders.toArray(new UUID[0]))
                                 >= ORDERS);
         Thread.sleep(2_000); // a second record of any of them would show now
-        assertThat(tables.count("dead_letter_audit", "event_type = ?", eventType)).isEqualTo(DEAD_LETTERS);
+        assertThat(tables.count("dead_letter_audit", "event_type = ?", eventType))
+                .isEqualTo(DEAD_LETTERS);
         assertThat(tables.count(
-                        "dead_letter_audit", "event_type = ? AND occurrence_token IS NOT NULL AND NOT quarantined", eventType))
+                        "dead_letter_audit",
+                        "event_type = ? AND occurrence_token IS NOT NULL AND NOT quarantined",
+                        eventType))
                 .isEqualTo(DEAD_LETTERS);
         for (UUID order : orders) {
             assertThat(tables.shipmentsForOrder(order)).isEqualTo(1);
         }
+    }
+
+    private static long occurrences(String text) throws Exception {
+        String log = Files.readString(Path.of(Coordinates.mainServerDir(), "logs", "messages.log"));
+        return log.lines().filter(line -> line.contains(text)).count();
     }
 
     private static Map<String, Object> xDeath(String queue) {

@@ -3,8 +3,10 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.rabbitmq.client.Channel;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -19,6 +21,8 @@ class InvalidConfigurationIT {
         "DURABILITY_BROKER_HEARTBEAT_SECONDS, 0, durability.broker.heartbeat-seconds",
         "DURABILITY_OUTBOX_CLAIM_MAX_BYTES, 1000, durability.outbox.claim-max-bytes",
         "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
+        "DURABILITY_INBOX_MAX_ATTEMPTS, 11, durability.inbox.max-attempts",
+        "DURABILITY_BROKER_DEAD_LETTER_EXCHANGE, durability.events, durability.broker.dead-letter-exchange",
         "DURABILITY_BROKER_USERNAME, xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, durability.broker.username"
     })
     void invalidValueFailsTheDeploymentNamingTheKey(String variable, String value, String key) throws Exception {
@@ -34,6 +38,32 @@ class InvalidConfigurationIT {
             assertThat(Http.get(server.uri(), "/api/orders/" + java.util.UUID.randomUUID())
                             .statusCode())
                     .isEqualTo(404);
+        }
+    }
+
+    /** A queue that exists with other arguments than a consumer needs: the start stops, naming the queue and why. */
+    @Test
+    void aQueueDeclaredWithOtherArgumentsFailsTheDeploymentNamingTheQueue() throws Exception {
+        String queue = "mismatch-it.dead-letters";
+        try (Amqp amqp = new Amqp()) {
+            Channel channel = amqp.channel();
+            channel.queueDelete(queue);
+            channel.queueDeclare(queue, true, false, false, Map.of("x-max-length", 5));
+            try (LibertyServer server = LibertyServer.copyOfMain(
+                    "durability-badconfig", 9192, Map.of("DURABILITY_DEAD_LETTER_QUEUE", queue))) {
+                server.start();
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ofMillis(500))
+                        .until(() -> server.messagesLog().contains("CWWKZ0002E")
+                                || server.messagesLog().contains("CWWKZ0001I"));
+                assertThat(server.messagesLog())
+                        .doesNotContain("CWWKZ0001I: Application durability started")
+                        .contains("CWWKZ0002E")
+                        .contains("RabbitMQ refused to declare queue '" + queue + "'")
+                        .contains("inequivalent arg 'x-max-length'");
+            } finally {
+                channel.queueDelete(queue);
+            }
         }
     }
 }

@@ -36,8 +36,8 @@ final class Postgresql {
             }
             File output = File.createTempFile("pg_ctlcluster", ".out");
             output.deleteOnExit();
-            List<String> line = new ArrayList<>(List.of(
-                    "pg_ctlcluster", "--skip-systemctl-redirect", versions[0].getName(), "main", arguments[0]));
+            List<String> line = new ArrayList<>(
+                    List.of("pg_ctlcluster", "--skip-systemctl-redirect", versions[0].getName(), "main", arguments[0]));
             line.addAll(List.of(arguments).subList(1, arguments.length));
             Process process = new ProcessBuilder(line)
                     .redirectErrorStream(true)

@@ -174,6 +174,12 @@ public class ConsumerSupervisor {
         try {
             if (connection == null || !connection.isOpen()) {
                 connection = broker.openConsumerConnection("consumers");
+                // A lost connection (broker restart, network) is noticed at once, not at the next interval.
+                connection.addShutdownListener(cause -> {
+                    if (!cause.isInitiatedByApplication()) {
+                        reopenSoon();
+                    }
+                });
             }
         } catch (IOException | TimeoutException | RuntimeException e) {
             problem(
@@ -274,7 +280,7 @@ public class ConsumerSupervisor {
     }
 
     private void reopenSoon() {
-        schedule(100);
+        schedule(1_000);
     }
 
     private void schedule(long delayMillis) {

@@ -27,7 +27,9 @@ public final class ShortLivedValue<T> {
         long age = now - readAtNanos;
         if (value == null || age < 0 || age >= periodNanos) {
             value = read.get();
-            readAtNanos = now;
+            // Aged from when the read ended: a read that took longer than the period (a database that
+            // does not answer) must not make every caller queued behind it read again.
+            readAtNanos = nanoClock.getAsLong();
         }
         return value;
     }

@@ -32,4 +32,17 @@ class ShortLivedValueTest {
         clock.addAndGet(Duration.ofSeconds(3).toNanos());
         assertThat(value.get()).isEqualTo(3);
     }
+
+    @Test
+    void aReadSlowerThanThePeriodIsSharedWithTheCallersQueuedBehindIt() {
+        ShortLivedValue<Integer> slow = new ShortLivedValue<>(
+                () -> {
+                    clock.addAndGet(Duration.ofSeconds(10).toNanos()); // the database takes 10 s to fail
+                    return reads.incrementAndGet();
+                },
+                Duration.ofSeconds(2),
+                clock::get);
+        assertThat(slow.get()).isEqualTo(1);
+        assertThat(slow.get()).as("the next gauge of the same scrape").isEqualTo(1);
+    }
 }
