@@ -202,6 +202,56 @@ class InboxListenerIT {
     }
 
     @Test
+    void theSameEnvelopeDeadLetteredAgainAfterAReplayIsANewOccurrence() throws Exception {
+        ConsumerDeclaration consumer = declaration("replayed", InboxConsumer.QueueType.CLASSIC, 1);
+        ScriptedHandler handler = new ScriptedHandler(consumer.queue(), effects, Integer.MAX_VALUE, false, () -> {});
+        consume(consumer, handler, new AtomicInteger());
+        EventEnvelope event = publish(consumer);
+        await().atMost(Duration.ofSeconds(30)).until(() -> auditRows(event.id()).size() == 1);
+
+        publish(consumer, event); // a replay: the same envelope, published afresh
+        await().atMost(Duration.ofSeconds(30)).until(() -> auditRows(event.id()).size() == 2);
+        List<String> rows = auditRows(event.id());
+        assertThat(rows.get(0)).isNotEqualTo(rows.get(1));
+        assertThat(rows.get(1))
+                .isEqualTo("application|" + consumer.queue() + "|dlxcap:" + event.id() + ":" + consumer.queue() + ":"
+                        + receivedMicros(consumer.queue(), event.id()));
+        assertThat(attempts(consumer.queue(), event.id())).isEqualTo(1);
+        assertThat(handler.callTimes()).hasSize(2);
+    }
+
+    @Test
+    void aQuorumQueueDeadLettersByTheBrokerAtItsDeliveryLimit() throws Exception {
+        ConsumerDeclaration consumer = declaration("limit", InboxConsumer.QueueType.QUORUM, 0);
+        try (Channel channel = broker.openChannel()) {
+            topology.declareConsumer(channel, consumer);
+            queues.add(consumer.queue());
+            EventEnvelope event = publish(consumer);
+            // A consumer that keeps handing the message back (as lost channels would) until the broker gives up.
+            for (int i = 0;
+                    i <= config.quorumDeliveryLimit() && auditRows(event.id()).isEmpty();
+                    i++) {
+                com.rabbitmq.client.GetResponse taken = null;
+                for (int tries = 0; taken == null && tries < 100; tries++) {
+                    taken = channel.basicGet(consumer.queue(), false);
+                    if (taken == null) {
+                        Thread.sleep(20);
+                    }
+                }
+                if (taken != null) {
+                    channel.basicNack(taken.getEnvelope().getDeliveryTag(), false, true);
+                }
+            }
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> auditRows(event.id()).size() == 1);
+            assertThat(auditRows(event.id()).get(0))
+                    .startsWith("broker|" + consumer.queue() + "|xdeath:" + event.id() + ":" + consumer.queue()
+                            + ":delivery_limit:1:");
+            assertThat(queueDepth(consumer.queue())).isZero();
+        }
+    }
+
+    @Test
     void oneEnvelopeToTwoConsumersOnOneDatabaseIsProcessedByBoth() throws Exception {
         String eventType = "inbox_it.fanout_" + Long.toHexString(System.nanoTime());
         ConsumerDeclaration first = declaration("fan-a", InboxConsumer.QueueType.CLASSIC, 0, eventType);
@@ -326,9 +376,14 @@ class InboxListenerIT {
     }
 
     private EventEnvelope publish(ConsumerDeclaration consumer) throws Exception {
-        EventEnvelope event = EventEnvelope.builder(consumer.eventTypes().get(0), "inbox-it-producer")
-                .payload(Json.createObjectBuilder().add("n", 1).build())
-                .build();
+        return publish(
+                consumer,
+                EventEnvelope.builder(consumer.eventTypes().get(0), "inbox-it-producer")
+                        .payload(Json.createObjectBuilder().add("n", 1).build())
+                        .build());
+    }
+
+    private EventEnvelope publish(ConsumerDeclaration consumer, EventEnvelope event) throws Exception {
         try (Channel channel = broker.openChannel()) {
             channel.confirmSelect();
             channel.basicPublish(

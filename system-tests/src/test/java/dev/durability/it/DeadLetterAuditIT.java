@@ -141,6 +141,29 @@ class DeadLetterAuditIT {
     }
 
     @Test
+    void contentTheDatabaseRefusesIsRecordedQuarantinedAsRawBytes() throws Exception {
+        String queue = "dlq-it.refused." + Long.toHexString(System.nanoTime());
+        // Valid JSON to a parser, refused by jsonb: a lone surrogate escape.
+        byte[] body = ("{\"marker\":\"" + queue + "\",\"text\":\"\\ud800\"}").getBytes(StandardCharsets.UTF_8);
+        try (Amqp amqp = new Amqp()) {
+            amqp.publish(
+                    DLX,
+                    "dlq." + queue,
+                    Amqp.persistent(xDeath(queue, "rejected", 1, Instant.now())).build(),
+                    body);
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !tables.deadLetters("original_queue = ?", queue).isEmpty());
+        ConsumerTables.DeadLetterRow row =
+                tables.deadLetters("original_queue = ?", queue).get(0);
+        assertThat(row.quarantined()).isTrue();
+        assertThat(row.occurrenceToken()).isNull();
+        assertThat(row.envelope()).isNull();
+        assertThat(row.rawBytes()).isEqualTo(body);
+        assertThat(row.reason()).startsWith("quarantined: the database refused it as received");
+    }
+
+    @Test
     void hostileTokensDegradeToTokenlessRows() throws Exception {
         String queue = "dlq-it.hostile." + Long.toHexString(System.nanoTime());
         List<String> tokens = List.of(

@@ -115,13 +115,20 @@ public final class InboxListener extends DefaultConsumer {
             deadLetterMalformed(properties, body, e.getMessage());
             return;
         }
-        boolean fresh = !delivery.isRedeliver() && !hasHeader(properties, RETRY_HEADER);
-        InboxTransactions.Processing processing = transactions.process(consumer.queue(), envelope, handler, fresh);
+        InboxTransactions.Processing processing = transactions.process(consumer.queue(), envelope, handler);
+        if (processing.result() == InboxTransactions.Processing.Result.DEAD_LETTERED_BEFORE
+                && !delivery.isRedeliver()
+                && !hasHeader(properties, RETRY_HEADER)) {
+            // Delivered afresh after this consumer gave up on it, and no retry of ours: a replay. A new
+            // occurrence starts; a redelivery instead surfaces the same dead letter again, token and all.
+            transactions.restart(consumer.queue(), envelope);
+            processing = transactions.process(consumer.queue(), envelope, handler);
+        }
         switch (processing.result()) {
             case PROCESSED -> metrics.processed(consumer.queue());
             case DUPLICATE -> metrics.dedupHit(consumer.queue());
             case DEAD_LETTERED_BEFORE ->
-                deadLetter(envelope, properties, body, processing.state(), lastError(processing));
+                deadLetter(envelope, properties, body, processing.state(), surfacedAgain(processing));
             case FAILED -> failed(envelope, properties, body, processing.failure());
         }
     }
@@ -228,7 +235,7 @@ public final class InboxListener extends DefaultConsumer {
         return properties.getHeaders() != null && properties.getHeaders().containsKey(header);
     }
 
-    private static String lastError(InboxTransactions.Processing processing) {
+    private static String surfacedAgain(InboxTransactions.Processing processing) {
         String error = processing.state().lastError();
         return "dead-lettered before, surfaced again after a redelivery" + (error == null ? "" : ": " + error);
     }

@@ -30,13 +30,11 @@ public class InboxTransactions {
     SessionContext context;
 
     /**
-     * Runs the handler once for this envelope and queue, unless the inbox already has it processed.
-     *
-     * @param freshDelivery the broker delivers it for the first time and it is no retry of ours: if this
-     *     consumer dead-lettered the envelope before, this is a replay and a new occurrence starts
+     * Runs the handler once for this envelope and queue, unless the inbox already has it processed or
+     * dead-lettered.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
-    public Processing process(String queue, EventEnvelope envelope, EventHandler handler, boolean freshDelivery) {
+    public Processing process(String queue, EventEnvelope envelope, EventHandler handler) {
         String id = envelope.id().toString();
         em.createNamedQuery(InboxEntry.RECEIVE)
                 .setParameter(1, queue)
@@ -52,13 +50,7 @@ public class InboxTransactions {
             return new Processing(Processing.Result.DUPLICATE, state, null);
         }
         if (state.deadLettered()) {
-            if (!freshDelivery) {
-                return new Processing(Processing.Result.DEAD_LETTERED_BEFORE, state, null);
-            }
-            em.createNamedQuery(InboxEntry.RESTART)
-                    .setParameter(1, queue)
-                    .setParameter(2, id)
-                    .executeUpdate();
+            return new Processing(Processing.Result.DEAD_LETTERED_BEFORE, state, null);
         }
         try {
             handler.handle(envelope);
@@ -71,6 +63,19 @@ public class InboxTransactions {
                 .setParameter(2, id)
                 .executeUpdate();
         return new Processing(Processing.Result.PROCESSED, state, null);
+    }
+
+    /**
+     * Starts a new occurrence for an envelope this consumer dead-lettered and now receives afresh (a
+     * replay): attempts from 0, a new {@code received_at}. In a transaction of its own, so the new
+     * occurrence stands even when the handler fails again and its transaction rolls back.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void restart(String queue, EventEnvelope envelope) {
+        em.createNamedQuery(InboxEntry.RESTART)
+                .setParameter(1, queue)
+                .setParameter(2, envelope.id().toString())
+                .executeUpdate();
     }
 
     /**
