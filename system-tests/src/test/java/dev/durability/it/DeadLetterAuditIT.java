@@ -115,6 +115,8 @@ class DeadLetterAuditIT {
                                     - duplicatesBefore
                             >= 1);
             assertThat(tables.deadLetters("envelope_id = ?", envelope.id())).hasSize(1);
+            // Both deliveries acked: nothing waits in the dead-letter queue (the gauge is cached for 5 s).
+            await().atMost(Duration.ofSeconds(30)).until(() -> Http.metric(server, "durability_dlq_depth") == 0.0);
 
             // Same token (same x-death, same envelope id), different facts: recorded, but tokenless and quarantined.
             EventEnvelope impostor = EventEnvelope.builder("stock.other", "elsewhere")

@@ -61,6 +61,11 @@ final class LibertyServer implements AutoCloseable {
         merged.put("HTTP_PORT", Integer.toString(httpPort));
         merged.put("HTTPS_PORT", Integer.toString(httpPort + 363));
         merged.putAll(env);
+        if (env.containsKey("DB_SCHEMA") && !env.containsKey("DURABILITY_INBOX_ENABLED")) {
+            // A server on a schema of its own must not consume the queues the main server consumes (the
+            // demo's shipments, the dead letters): their effects would land in its schema, not the main one.
+            merged.put("DURABILITY_INBOX_ENABLED", "false");
+        }
         StringBuilder text = new StringBuilder();
         merged.forEach(
                 (key, value) -> text.append(key).append('=').append(value).append('\n'));

@@ -127,6 +127,10 @@ public class ConsumerSupervisor {
 
     @PostConstruct
     void start() {
+        if (!config.enabled()) {
+            LOG.info("Consumers disabled on this server (durability.inbox.enabled=false): no queue is consumed here");
+            return;
+        }
         try {
             declareAll();
         } catch (QueueTopology.TopologyRefused e) {

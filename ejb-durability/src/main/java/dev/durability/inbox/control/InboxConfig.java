@@ -9,6 +9,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /** The consumers' knobs, {@code durability.inbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
 public class InboxConfig {
+    static final String ENABLED = "durability.inbox.enabled";
     static final String PREFETCH = "durability.inbox.prefetch";
     static final String CONCURRENCY = "durability.inbox.concurrency";
     static final String MAX_ATTEMPTS = "durability.inbox.max-attempts";
@@ -18,6 +19,10 @@ public class InboxConfig {
     static final String SEND_TIMEOUT = "durability.inbox.send-timeout-ms";
     static final String PAUSE = "durability.inbox.pause-ms";
     static final String DELIVERY_LIMIT = "durability.inbox.quorum-delivery-limit";
+
+    @Inject
+    @ConfigProperty(name = ENABLED)
+    boolean enabled;
 
     @Inject
     @ConfigProperty(name = PREFETCH)
@@ -77,6 +82,14 @@ public class InboxConfig {
                 Duration.ofMillis(backoffMaxMillis));
     }
 
+    /**
+     * Whether this server consumes at all: off for a replica that only serves requests and drains the
+     * outbox, while other replicas consume.
+     */
+    public boolean enabled() {
+        return enabled;
+    }
+
     public int prefetch(ConsumerDeclaration declaration) {
         return declaration.prefetch() > 0 ? declaration.prefetch() : prefetch;
     }
@@ -104,7 +117,7 @@ public class InboxConfig {
 
     @Override
     public String toString() {
-        return "inbox prefetch " + prefetch + ", concurrency " + concurrency + ", " + maxAttempts
-                + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis + " ms";
+        return (enabled ? "" : "consumers disabled, ") + "inbox prefetch " + prefetch + ", concurrency " + concurrency
+                + ", " + maxAttempts + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis + " ms";
     }
 }
