@@ -16,6 +16,8 @@ CREATE TABLE event_inbox (
     attempts         int          NOT NULL DEFAULT 0 CHECK (attempts >= 0),
     last_error       text         NULL,
     dead_lettered_at timestamptz  NULL,
+    -- the publication (x-durability-publication) that was dead-lettered: a later one is a replay
+    dead_lettered_publication text NULL,
     PRIMARY KEY (consumer_queue, envelope_id),
     CONSTRAINT event_inbox_processed_or_dead CHECK (processed_at IS NULL OR dead_lettered_at IS NULL)
 );

@@ -21,6 +21,7 @@ import dev.durability.inbox.control.InboxConfig;
 import dev.durability.inbox.control.InboxMetrics;
 import dev.durability.inbox.control.QueueTopology;
 import dev.durability.inbox.control.RetryPolicy;
+import dev.durability.outbox.control.ConfirmedPublisher;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
@@ -394,6 +395,10 @@ class InboxListenerIT {
                             .deliveryMode(2)
                             .messageId(event.id().toString())
                             .type(event.eventType())
+                            // as the drain names its publish rounds: a replay is a new publication
+                            .headers(java.util.Map.of(
+                                    ConfirmedPublisher.PUBLICATION_HEADER,
+                                    UUID.randomUUID().toString()))
                             .build(),
                     EnvelopeJson.write(event).getBytes(StandardCharsets.UTF_8));
             channel.waitForConfirmsOrDie(10_000);

@@ -8,6 +8,7 @@ import com.rabbitmq.client.SocketConfigurators;
 import dev.durability.config.control.ServiceConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -36,6 +37,9 @@ public class BrokerConnection {
 
     @Resource
     ManagedThreadFactory threads;
+
+    @Resource
+    ManagedExecutorService consumers;
 
     private volatile Connection connection;
 
@@ -94,7 +98,9 @@ public class BrokerConnection {
      * either: consumers must never share the publishing connection.
      */
     public Connection openConsumerConnection(String purpose) throws IOException, TimeoutException {
-        return factory().newConnection(service.serviceName() + "@" + service.instanceName() + " " + purpose);
+        // Deliveries run on managed threads that grow with the channels: the client's own pool has two
+        // threads per core, and one slow handler would hold up the other queues' channels.
+        return factory().newConnection(consumers, service.serviceName() + "@" + service.instanceName() + " " + purpose);
     }
 
     private ConnectionFactory factory() {

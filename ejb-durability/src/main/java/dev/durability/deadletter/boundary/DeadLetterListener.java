@@ -42,7 +42,7 @@ public final class DeadLetterListener extends DefaultConsumer {
 
     @Override
     public void handleDelivery(String tag, Envelope delivery, AMQP.BasicProperties properties, byte[] body) {
-        IncomingDeadLetter letter = IncomingDeadLetter.read(delivery.getRoutingKey(), properties, body);
+        IncomingDeadLetter letter = read(delivery, properties, body);
         DeadLetterMetrics.Outcome outcome = recordWithRetries(letter);
         metrics.outcome(outcome);
         try {
@@ -58,6 +58,22 @@ public final class DeadLetterListener extends DefaultConsumer {
         } catch (IOException | RuntimeException e) {
             abortAndReopen(e);
         }
+    }
+
+    /** Reading never fails by design; should it still, the dead letter is recorded as it came, raw and tokenless. */
+    private static IncomingDeadLetter read(Envelope delivery, AMQP.BasicProperties properties, byte[] body) {
+        try {
+            return IncomingDeadLetter.read(delivery.getRoutingKey(), properties, body);
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "A dead letter could not be read; recording its raw bytes", e);
+            return IncomingDeadLetter.unreadable(delivery.getRoutingKey(), body, e.toString());
+        }
+    }
+
+    /** The broker cancelled this consumer (its queue was deleted): drop the channel, so it is consumed again. */
+    @Override
+    public void handleCancel(String consumerTag) {
+        abortAndReopen(new IOException("RabbitMQ cancelled the dead-letter consumer"));
     }
 
     private DeadLetterMetrics.Outcome recordWithRetries(IncomingDeadLetter letter) {

@@ -17,7 +17,7 @@ public class DeadLetterConfig {
     static final String PREFETCH = "durability.dead-letter.prefetch";
     static final String RECORD_ATTEMPTS = "durability.dead-letter.record-attempts";
     static final String PARK = "durability.dead-letter.park-ms";
-    private static final String QUEUE_NAME = "[A-Za-z0-9][A-Za-z0-9._:-]{0,199}";
+    private static final String QUEUE_NAME = "[A-Za-z0-9][A-Za-z0-9._:-]{0,149}";
 
     @Inject
     ServiceConfig service;
@@ -51,7 +51,7 @@ public class DeadLetterConfig {
                 name.matches(QUEUE_NAME) && !name.startsWith("amq."),
                 QUEUE,
                 name,
-                "must be 1-200 letters, digits, '.', '_', ':' or '-', not starting with 'amq.'"));
+                "must be 1-150 letters, digits, '.', '_', ':' or '-', not starting with 'amq.'"));
         InvalidConfigurationException.checkRange(THRESHOLD, threshold, 1, 1_000_000);
         InvalidConfigurationException.checkRange(WINDOW, windowSeconds, 1, 31_536_000);
         InvalidConfigurationException.checkRange(PREFETCH, prefetch, 1, 1000);

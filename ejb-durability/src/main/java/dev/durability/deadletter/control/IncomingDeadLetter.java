@@ -3,6 +3,7 @@ package dev.durability.deadletter.control;
 import com.rabbitmq.client.AMQP;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.inbox.control.QueueTopology;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +28,8 @@ public record IncomingDeadLetter(
         String xDeathJson,
         String occurrenceToken,
         Instant occurredAt) {
+
+    private static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
 
     /** Text from a message is evidence, kept bounded and free of the NUL PostgreSQL's text refuses. */
     public IncomingDeadLetter {
@@ -82,7 +85,7 @@ public record IncomingDeadLetter(
                     content,
                     xDeathJson,
                     token,
-                    latest.count() == 1 ? latest.time() : null);
+                    latest.count() == 1 ? plausible(latest.time()) : null);
         }
         if (headers != null && headers.containsKey(DeadLetterWrapper.HEADER)) {
             Optional<DeadLetterWrapper> read = DeadLetterWrapper.read(body);
@@ -101,7 +104,7 @@ public record IncomingDeadLetter(
                         xDeathJson,
                         OccurrenceToken.validApplication(wrapper.occurrenceToken(), id, wrapper.consumerQueue())
                                 .orElse(null),
-                        wrapper.deadLetteredAt());
+                        plausible(wrapper.deadLetteredAt()));
             }
         }
         MessageContent content = MessageContent.of(body);
@@ -118,7 +121,10 @@ public record IncomingDeadLetter(
                 null);
     }
 
-    /** The same facts kept as raw bytes only, tokenless and quarantined, when the database refused them as they were. */
+    /**
+     * The same facts kept as raw bytes only, tokenless and quarantined, when the database refused them as
+     * they were: nothing that came with the message but its bytes and plain text, so this row always fits.
+     */
     public IncomingDeadLetter quarantined(String why) {
         return new IncomingDeadLetter(
                 path,
@@ -130,7 +136,31 @@ public record IncomingDeadLetter(
                 content.asRaw(),
                 null,
                 null,
-                occurredAt);
+                null);
+    }
+
+    /** A dead letter whose reading failed: its bytes, where it was routed, and why. */
+    public static IncomingDeadLetter unreadable(String routingKey, byte[] body, String why) {
+        return new IncomingDeadLetter(
+                Path.UNKNOWN,
+                null,
+                routingKey,
+                null,
+                null,
+                "unreadable dead letter: " + why,
+                new MessageContent(null, body, null, null, null),
+                null,
+                null,
+                null);
+    }
+
+    /** A time from a message, if PostgreSQL can store it and it is no later than tomorrow; else none. */
+    private static Instant plausible(Instant time) {
+        return time != null
+                        && time.isAfter(EARLIEST)
+                        && time.isBefore(Instant.now().plus(Duration.ofDays(1)))
+                ? time
+                : null;
     }
 
     private static UUID messageId(AMQP.BasicProperties properties) {

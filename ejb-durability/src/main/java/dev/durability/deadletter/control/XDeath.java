@@ -77,6 +77,11 @@ public record XDeath(String queue, String reason, long count, Instant time) {
         if (value instanceof Boolean bool) {
             return bool ? JsonValue.TRUE : JsonValue.FALSE;
         }
+        if (value instanceof Double || value instanceof Float) {
+            double number = ((Number) value).doubleValue();
+            // NaN and the infinities are AMQP values but no JSON numbers.
+            return Double.isFinite(number) ? Json.createValue(number) : Json.createValue(String.valueOf(number));
+        }
         if (value instanceof Number number) {
             return Json.createValue(new BigDecimal(number.toString()));
         }

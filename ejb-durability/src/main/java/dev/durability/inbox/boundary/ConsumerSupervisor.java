@@ -22,6 +22,7 @@ import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -29,11 +30,13 @@ import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -48,6 +52,7 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import javax.sql.DataSource;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
@@ -74,6 +79,17 @@ public class ConsumerSupervisor {
 
     @Resource
     TimerService timers;
+
+    @Resource
+    ManagedScheduledExecutorService scheduler;
+
+    @Resource
+    SessionContext context;
+
+    @Resource(lookup = "jdbc/durability")
+    DataSource dataSource;
+
+    private ConsumerSupervisor self;
 
     @Inject
     ConsumerDiscovery discovery;
@@ -127,6 +143,7 @@ public class ConsumerSupervisor {
 
     @PostConstruct
     void start() {
+        self = context.getBusinessObject(ConsumerSupervisor.class);
         if (!config.enabled()) {
             LOG.info("Consumers disabled on this server (durability.inbox.enabled=false): no queue is consumed here");
             return;
@@ -170,8 +187,9 @@ public class ConsumerSupervisor {
         }
     }
 
+    /** Runs on the interval timer and when a listener asks for it; never twice at once. */
     @Timeout
-    synchronized void supervise() {
+    public synchronized void supervise() {
         if (stopping || !applicationStarted()) {
             return;
         }
@@ -200,8 +218,18 @@ public class ConsumerSupervisor {
 
     private void ensureConsuming(ConsumerDeclaration consumer) {
         String queue = consumer.queue();
-        if (pausedUntil.getOrDefault(queue, 0L) > System.currentTimeMillis()) {
-            return;
+        Long paused = pausedUntil.get(queue);
+        if (paused != null) {
+            if (paused > System.currentTimeMillis()) {
+                return;
+            }
+            if (!databaseAnswers()) {
+                // Resuming now would only hand the deliveries back again (and, on a quorum queue, count
+                // every hand-back towards the delivery limit): rest until the database answers.
+                pause(queue);
+                return;
+            }
+            pausedUntil.remove(queue);
         }
         Channel[] slots = channels.computeIfAbsent(queue, q -> new Channel[config.concurrency(consumer)]);
         ConfirmedSend[] senders = sends.computeIfAbsent(queue, q -> new ConfirmedSend[slots.length]);
@@ -211,9 +239,12 @@ public class ConsumerSupervisor {
             }
             try {
                 EventHandler handler = handlers.computeIfAbsent(queue, q -> reference(consumer.handler()));
-                if (senders[i] == null) {
-                    senders[i] = new ConfirmedSend(broker, config.sendTimeout());
+                // A new channel gets a send of its own: the old channel's listener may still be finishing
+                // a delivery on another thread with the old one.
+                if (senders[i] != null) {
+                    senders[i].close();
                 }
+                senders[i] = new ConfirmedSend(broker, config.sendTimeout());
                 Channel channel = connection.createChannel();
                 topology.declareConsumer(channel, consumer);
                 channel.basicQos(config.prefetch(consumer));
@@ -287,9 +318,22 @@ public class ConsumerSupervisor {
         schedule(1_000);
     }
 
+    /**
+     * Supervises again after a delay, on a managed scheduler through this bean's own proxy: the broker's
+     * threads that ask for it (a failed ack, a lost connection) are no bean method, and may not use the
+     * timer service.
+     */
     private void schedule(long delayMillis) {
         if (!stopping) {
-            timers.createSingleActionTimer(delayMillis, new TimerConfig("durability-consumers-reopen", false));
+            scheduler.schedule(() -> self.supervise(), delayMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private boolean databaseAnswers() {
+        try (java.sql.Connection connection = dataSource.getConnection()) {
+            return connection.isValid(2);
+        } catch (SQLException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -16,6 +16,7 @@ import dev.durability.inbox.control.InboxMetrics;
 import dev.durability.inbox.control.QueueTopology;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxState;
+import dev.durability.outbox.control.ConfirmedPublisher;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.HashMap;
@@ -115,29 +116,55 @@ public final class InboxListener extends DefaultConsumer {
             deadLetterMalformed(properties, body, e.getMessage());
             return;
         }
-        InboxTransactions.Processing processing = transactions.process(consumer.queue(), envelope, handler);
+        String publication = text(properties, ConfirmedPublisher.PUBLICATION_HEADER);
+        InboxTransactions.Processing processing = process(envelope);
         if (processing.result() == InboxTransactions.Processing.Result.DEAD_LETTERED_BEFORE
-                && !delivery.isRedeliver()
-                && !hasHeader(properties, RETRY_HEADER)) {
-            // Delivered afresh after this consumer gave up on it, and no retry of ours: a replay. A new
-            // occurrence starts; a redelivery instead surfaces the same dead letter again, token and all.
+                && isReplay(processing.state(), delivery, properties, publication)) {
+            // A new publication of an envelope this consumer gave up on: a replay, and a new occurrence. A
+            // redelivery of the publication it gave up on surfaces the same dead letter again, token and all.
             transactions.restart(consumer.queue(), envelope);
-            processing = transactions.process(consumer.queue(), envelope, handler);
+            processing = process(envelope);
         }
         switch (processing.result()) {
             case PROCESSED -> metrics.processed(consumer.queue());
             case DUPLICATE -> metrics.dedupHit(consumer.queue());
             case DEAD_LETTERED_BEFORE ->
                 deadLetter(envelope, properties, body, processing.state(), surfacedAgain(processing));
-            case FAILED -> failed(envelope, properties, body, processing.failure());
+            case FAILED -> failed(envelope, properties, body, processing.failure(), publication);
         }
     }
 
-    private void failed(EventEnvelope envelope, AMQP.BasicProperties properties, byte[] body, Exception failure)
+    /**
+     * The delivery's transaction; a failure of it after the handler ran (at commit: a constraint, a
+     * timeout) is the handler's failure like one it threw. When the database itself is down, recording
+     * the failure fails too, and the consumer pauses.
+     */
+    private InboxTransactions.Processing process(EventEnvelope envelope) {
+        try {
+            return transactions.process(consumer.queue(), envelope, handler);
+        } catch (RuntimeException e) {
+            return new InboxTransactions.Processing(InboxTransactions.Processing.Result.FAILED, null, e);
+        }
+    }
+
+    /**
+     * Whether a delivery of an envelope this consumer dead-lettered is a replay: a publication other
+     * than the one it gave up on; for producers that name no publication, a first delivery that is no
+     * retry of ours.
+     */
+    static boolean isReplay(InboxState state, Envelope delivery, AMQP.BasicProperties properties, String publication) {
+        if (publication != null && state.deadLetteredPublication() != null) {
+            return !publication.equals(state.deadLetteredPublication());
+        }
+        return !delivery.isRedeliver() && !hasHeader(properties, RETRY_HEADER);
+    }
+
+    private void failed(
+            EventEnvelope envelope, AMQP.BasicProperties properties, byte[] body, Exception failure, String publication)
             throws IOException {
         boolean permanent = consumer.isPermanent(failure);
         List<InboxTransactions.Failure> recorded =
-                transactions.recordFailure(consumer.queue(), envelope, failure, permanent, policy);
+                transactions.recordFailure(consumer.queue(), envelope, failure, permanent, policy, publication);
         if (recorded.isEmpty()) {
             metrics.dedupHit(consumer.queue());
             return;
@@ -229,6 +256,20 @@ public final class InboxListener extends DefaultConsumer {
         }
         headers.put(RETRY_HEADER, attempts);
         return original.builder().headers(headers).expiration(null).build();
+    }
+
+    private static String text(AMQP.BasicProperties properties, String header) {
+        Object value =
+                properties.getHeaders() == null ? null : properties.getHeaders().get(header);
+        return value == null ? null : value.toString();
+    }
+
+    /** The broker cancelled this consumer (its queue was deleted): drop the channel, so it is consumed again. */
+    @Override
+    public void handleCancel(String consumerTag) {
+        LOG.warning(() -> "RabbitMQ cancelled the consumer of " + consumer.queue() + "; reopening it");
+        abort();
+        reopen.run();
     }
 
     private static boolean hasHeader(AMQP.BasicProperties properties, String header) {

@@ -36,33 +36,36 @@ public class InboxTransactions {
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
     public Processing process(String queue, EventEnvelope envelope, EventHandler handler) {
         String id = envelope.id().toString();
-        em.createNamedQuery(InboxEntry.RECEIVE)
+        List<Integer> begun = em.createNamedQuery(InboxEntry.BEGIN, Integer.class)
                 .setParameter(1, queue)
                 .setParameter(2, id)
                 .setParameter(3, envelope.sourceService())
                 .setParameter(4, envelope.eventType())
-                .executeUpdate();
-        InboxState state = em.createNamedQuery(InboxEntry.LOCK, InboxState.class)
-                .setParameter(1, queue)
-                .setParameter(2, id)
-                .getSingleResult();
-        if (state.processed()) {
-            return new Processing(Processing.Result.DUPLICATE, state, null);
-        }
-        if (state.deadLettered()) {
-            return new Processing(Processing.Result.DEAD_LETTERED_BEFORE, state, null);
+                .getResultList();
+        if (begun.isEmpty()) {
+            InboxState state = em.createNamedQuery(InboxEntry.STATE_OF, InboxState.class)
+                    .setParameter(1, queue)
+                    .setParameter(2, id)
+                    .getSingleResult();
+            return new Processing(
+                    state.processed() ? Processing.Result.DUPLICATE : Processing.Result.DEAD_LETTERED_BEFORE,
+                    state,
+                    null);
         }
         try {
             handler.handle(envelope);
         } catch (Exception e) {
             context.setRollbackOnly();
-            return new Processing(Processing.Result.FAILED, state, e);
+            return new Processing(Processing.Result.FAILED, null, e);
         }
-        em.createNamedQuery(InboxEntry.MARK_PROCESSED)
-                .setParameter(1, queue)
-                .setParameter(2, id)
-                .executeUpdate();
-        return new Processing(Processing.Result.PROCESSED, state, null);
+        if (context.getRollbackOnly()) {
+            // The handler swallowed a failure of something that doomed the transaction (an EJB it called).
+            return new Processing(
+                    Processing.Result.FAILED,
+                    null,
+                    new IllegalStateException("the handler returned, but its transaction was marked for rollback"));
+        }
+        return new Processing(Processing.Result.PROCESSED, null, null);
     }
 
     /**
@@ -85,7 +88,12 @@ public class InboxTransactions {
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public List<Failure> recordFailure(
-            String queue, EventEnvelope envelope, Throwable failure, boolean permanent, RetryPolicy policy) {
+            String queue,
+            EventEnvelope envelope,
+            Throwable failure,
+            boolean permanent,
+            RetryPolicy policy,
+            String publication) {
         List<InboxState> recorded = em.createNamedQuery(InboxEntry.RECORD_FAILURE, InboxState.class)
                 .setParameter(1, queue)
                 .setParameter(2, envelope.id().toString())
@@ -102,6 +110,7 @@ public class InboxTransactions {
             em.createNamedQuery(InboxEntry.MARK_DEAD_LETTERED)
                     .setParameter(1, queue)
                     .setParameter(2, envelope.id().toString())
+                    .setParameter(3, publication)
                     .executeUpdate();
         }
         return List.of(new Failure(next, state));
@@ -126,7 +135,10 @@ public class InboxTransactions {
         return bounded.replace('\u0000', '\uFFFD');
     }
 
-    /** What {@link #process} did. {@code state} is the inbox row as the delivery found it. */
+    /**
+     * What {@link #process} did. {@code state} is the inbox row a duplicate or dead-lettered delivery
+     * found; null when the handler ran.
+     */
     public record Processing(Result result, InboxState state, Exception failure) {
         public enum Result {
             PROCESSED,

@@ -21,8 +21,11 @@ public record ConsumerDeclaration(
         List<Class<? extends Throwable>> permanentFailures,
         Bean<?> handler) {
 
-    /** RabbitMQ queue names are up to 255 bytes; the retry queues add a suffix. */
-    static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,199}");
+    /**
+     * RabbitMQ queue names are up to 255 bytes; the delay queues add a suffix, and an occurrence token
+     * (at most 256 bytes) holds the name with an envelope id and more: 150 characters leave room for both.
+     */
+    static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,149}");
 
     static final Pattern BINDING = Pattern.compile("([a-z0-9_]+|\\*|#)(\\.([a-z0-9_]+|\\*|#))*");
 
@@ -39,7 +42,7 @@ public record ConsumerDeclaration(
         String where = "@InboxConsumer on " + type.getName() + ": ";
         if (!QUEUE.matcher(consumer.queue()).matches() || consumer.queue().startsWith("amq.")) {
             problems.add(where + "queue '" + consumer.queue()
-                    + "' must be 1-200 letters, digits, '.', '_', ':' or '-', " + "not starting with 'amq.'");
+                    + "' must be 1-150 letters, digits, '.', '_', ':' or '-', " + "not starting with 'amq.'");
         }
         if (consumer.eventTypes().length == 0) {
             problems.add(where + "eventTypes is empty: name the event types this consumer handles");

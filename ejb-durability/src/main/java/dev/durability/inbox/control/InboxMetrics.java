@@ -2,6 +2,9 @@ package dev.durability.inbox.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
@@ -53,13 +56,18 @@ public class InboxMetrics {
                 .inc();
     }
 
-    private org.eclipse.microprofile.metrics.Counter counter(String name, String description, String queue) {
-        return registry.counter(
-                Metadata.builder()
-                        .withName(name)
-                        .withDescription(description)
-                        .withUnit(MetricUnits.NONE)
-                        .build(),
-                new Tag("queue", queue));
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+    /** Looked up once per name and queue: a delivery should not pay for building metadata. */
+    private Counter counter(String name, String description, String queue) {
+        return counters.computeIfAbsent(
+                name + "\u0000" + queue,
+                key -> registry.counter(
+                        Metadata.builder()
+                                .withName(name)
+                                .withDescription(description)
+                                .withUnit(MetricUnits.NONE)
+                                .build(),
+                        new Tag("queue", queue)));
     }
 }

@@ -16,8 +16,8 @@ import java.util.UUID;
 
 /**
  * A row of {@code event_inbox}: what one consumer queue did with one envelope. Rows are written only by
- * the statements below, inside a delivery's transaction (receive, lock, mark processed) or in a
- * transaction of their own (a failed attempt), all on the database clock.
+ * the statements below, inside a delivery's transaction (begin) or in a transaction of their own (a
+ * failed attempt, a replay's restart), all on the database clock.
  */
 @Entity
 @Table(name = "event_inbox")
@@ -31,33 +31,39 @@ import java.util.UUID;
                             @ColumnResult(name = "dead_lettered", type = Boolean.class),
                             @ColumnResult(name = "attempts", type = Integer.class),
                             @ColumnResult(name = "received_micros", type = Long.class),
-                            @ColumnResult(name = "last_error", type = String.class)
+                            @ColumnResult(name = "last_error", type = String.class),
+                            @ColumnResult(name = "dead_lettered_publication", type = String.class)
                         }))
 // Parameters: ?1 consumer queue, ?2 envelope id, then what the statement alone needs.
 //
-// The delivery's first statement: the row exists from here on, in the delivery's transaction.
-@NamedNativeQuery(name = InboxEntry.RECEIVE, query = """
-        INSERT INTO event_inbox (consumer_queue, envelope_id, source_service, event_type)
-        VALUES (?1, CAST(?2 AS uuid), ?3, ?4)
-        ON CONFLICT (consumer_queue, envelope_id) DO NOTHING
+// The delivery's first statement, and its only one of the inbox's own: the row, inserted or taken
+// over, stamped processed and locked until the delivery's transaction ends. When the handler then
+// fails, the transaction rolls back and none of it happened. A row already processed or dead-lettered
+// is left alone and nothing is returned; a concurrent delivery of the same envelope to the same queue
+// waits here until the first one committed or rolled back.
+@NamedNativeQuery(name = InboxEntry.BEGIN, query = """
+        INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, processed_at, attempts)
+        VALUES (?1, CAST(?2 AS uuid), ?3, ?4, now(), 1)
+        ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
+            SET processed_at = now(), attempts = i.attempts + 1, last_error = NULL
+            WHERE i.processed_at IS NULL AND i.dead_lettered_at IS NULL
+        RETURNING attempts
         """)
-// Locks the row: a second delivery of the same envelope to the same queue (another channel or server)
-// waits here until the first committed or rolled back, then sees its outcome.
-@NamedNativeQuery(name = InboxEntry.LOCK, resultSetMapping = InboxEntry.STATE, query = """
+// What became of an envelope that BEGIN left alone.
+@NamedNativeQuery(name = InboxEntry.STATE_OF, resultSetMapping = InboxEntry.STATE, query = """
         SELECT processed_at IS NOT NULL AS processed, dead_lettered_at IS NOT NULL AS dead_lettered, attempts,
-               CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error
+               CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error,
+               dead_lettered_publication
         FROM event_inbox
-        WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
-        FOR UPDATE
-        """)
-@NamedNativeQuery(name = InboxEntry.MARK_PROCESSED, query = """
-        UPDATE event_inbox SET processed_at = now(), attempts = attempts + 1, last_error = NULL
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
         """)
 // A fresh delivery of an envelope this consumer dead-lettered (a replay): a new occurrence starts.
 @NamedNativeQuery(name = InboxEntry.RESTART, query = """
-        UPDATE event_inbox SET attempts = 0, received_at = now(), dead_lettered_at = NULL, last_error = NULL
+        UPDATE event_inbox
+        SET attempts = 0, received_at = now(), dead_lettered_at = NULL, dead_lettered_publication = NULL,
+            last_error = NULL
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
+          AND dead_lettered_at IS NOT NULL AND processed_at IS NULL
         """)
 // A failed attempt, in a transaction of its own so it survives the handler's rollback. A row already
 // processed (by a concurrent duplicate) is left alone and nothing is returned.
@@ -68,17 +74,18 @@ import java.util.UUID;
             SET attempts = i.attempts + 1, last_error = EXCLUDED.last_error
             WHERE i.processed_at IS NULL
         RETURNING processed_at IS NOT NULL AS processed, dead_lettered_at IS NOT NULL AS dead_lettered, attempts,
-                  CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error
+                  CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error,
+                  dead_lettered_publication
         """)
+// ?3 the publication given up on (null for a producer that sends none).
 @NamedNativeQuery(name = InboxEntry.MARK_DEAD_LETTERED, query = """
-        UPDATE event_inbox SET dead_lettered_at = now()
+        UPDATE event_inbox SET dead_lettered_at = now(), dead_lettered_publication = ?3
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid) AND processed_at IS NULL
         """)
 public class InboxEntry {
     public static final String STATE = "InboxEntry.state";
-    public static final String RECEIVE = "InboxEntry.receive";
-    public static final String LOCK = "InboxEntry.lock";
-    public static final String MARK_PROCESSED = "InboxEntry.markProcessed";
+    public static final String BEGIN = "InboxEntry.begin";
+    public static final String STATE_OF = "InboxEntry.stateOf";
     public static final String RESTART = "InboxEntry.restart";
     public static final String RECORD_FAILURE = "InboxEntry.recordFailure";
     public static final String MARK_DEAD_LETTERED = "InboxEntry.markDeadLettered";

@@ -6,4 +6,9 @@ package dev.durability.inbox.entity;
  * token is derived from it, so a dead letter surfaced again after a lost confirm carries the same token.
  */
 public record InboxState(
-        boolean processed, boolean deadLettered, int attempts, long receivedMicros, String lastError) {}
+        boolean processed,
+        boolean deadLettered,
+        int attempts,
+        long receivedMicros,
+        String lastError,
+        String deadLetteredPublication) {}

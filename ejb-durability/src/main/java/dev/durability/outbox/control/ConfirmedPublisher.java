@@ -45,6 +45,9 @@ import java.util.logging.Logger;
  */
 @ApplicationScoped
 public class ConfirmedPublisher {
+    /** The header naming the publish round a message came from (see {@link #properties}). */
+    public static final String PUBLICATION_HEADER = "x-durability-publication";
+
     private static final Logger LOG = Logger.getLogger(ConfirmedPublisher.class.getName());
 
     /** A routing key no queue is bound to on the default exchange: the probe is confirmed and dropped. */
@@ -205,6 +208,7 @@ public class ConfirmedPublisher {
 
     private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedRow, EnvelopeHeaders> batch) {
         List<UUID> ids = batch.keySet().stream().map(ClaimedRow::id).toList();
+        String publication = UUID.randomUUID().toString();
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
         if (confirming == null || !confirming.isOpen()) {
@@ -243,7 +247,11 @@ public class ConfirmedPublisher {
                     confirms.sending(sequence, message.getKey().id());
                     try {
                         confirming.basicPublish(
-                                brokerConfig.eventsExchange(), headers.eventType(), true, properties(headers), body);
+                                brokerConfig.eventsExchange(),
+                                headers.eventType(),
+                                true,
+                                properties(headers, publication),
+                                body);
                     } catch (IOException | RuntimeException e) {
                         if (confirming.getNextPublishSeqNo() == sequence) {
                             confirms.notSent(sequence); // refused before it took a sequence number
@@ -308,7 +316,12 @@ public class ConfirmedPublisher {
         }
     }
 
-    static AMQP.BasicProperties properties(EnvelopeHeaders envelope) {
+    /**
+     * The message's properties. {@code publication} names this publish round: a message the broker
+     * redelivers keeps it, a replayed envelope gets a new one, which is how a consumer tells a replay of an
+     * envelope it gave up on from a redelivery of the one it gave up on.
+     */
+    static AMQP.BasicProperties properties(EnvelopeHeaders envelope, String publication) {
         return MessageProperties.PERSISTENT_BASIC
                 .builder()
                 .messageId(envelope.id().toString())
@@ -318,7 +331,7 @@ public class ConfirmedPublisher {
                 .contentEncoding(StandardCharsets.UTF_8.name())
                 .correlationId(envelope.correlationId())
                 .timestamp(Date.from(envelope.occurredAt()))
-                .headers(Map.of("schema_version", envelope.schemaVersion()))
+                .headers(Map.of("schema_version", envelope.schemaVersion(), PUBLICATION_HEADER, publication))
                 .build();
     }
 

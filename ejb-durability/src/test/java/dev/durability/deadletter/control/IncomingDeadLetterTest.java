@@ -103,6 +103,27 @@ class IncomingDeadLetterTest {
     }
 
     @Test
+    void numbersJsonCannotHoldAndTimesPostgresqlCannotStoreAreKeptAsEvidenceOnly() {
+        Map<String, Object> entry = new HashMap<>();
+        entry.put("queue", "shipments");
+        entry.put("reason", "rejected");
+        entry.put("count", 1L);
+        entry.put("time", Date.from(Instant.parse("+300000-01-01T00:00:00Z")));
+        entry.put("weight", Double.NaN);
+        Map<String, Object> headers = new HashMap<>();
+        headers.put("x-death", List.of(entry));
+        IncomingDeadLetter letter = read("dlq.shipments", headers, ENVELOPE);
+        assertThat(letter.path()).isEqualTo(IncomingDeadLetter.Path.BROKER);
+        assertThat(letter.occurredAt()).as("beyond PostgreSQL's range").isNull();
+        assertThat(letter.xDeathJson()).contains("\"weight\":\"NaN\"");
+        IncomingDeadLetter quarantined = letter.quarantined("refused");
+        assertThat(quarantined.xDeathJson()).isNull();
+        assertThat(quarantined.occurredAt()).isNull();
+        assertThat(quarantined.occurrenceToken()).isNull();
+        assertThat(quarantined.content().raw()).isEqualTo(bytes(ENVELOPE));
+    }
+
+    @Test
     void nulCharactersInHeaderTextNeverReachTheDatabase() {
         Map<String, Object> headers = xDeath("ship\u0000ments", "rejected", 1);
         IncomingDeadLetter letter = read("dlq.ship\u0000ments", headers, ENVELOPE);

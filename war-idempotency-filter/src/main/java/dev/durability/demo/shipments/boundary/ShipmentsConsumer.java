@@ -69,9 +69,13 @@ public class ShipmentsConsumer implements EventHandler {
     }
 
     private static int quantity(JsonObject payload) {
-        if (!(payload.get("quantity") instanceof JsonNumber number) || !number.isIntegral() || number.intValue() < 1) {
-            throw new PermanentFailure("order.placed has no positive integer quantity: no shipment can be created");
+        try {
+            if (payload.get("quantity") instanceof JsonNumber number && number.intValueExact() >= 1) {
+                return number.intValueExact();
+            }
+        } catch (ArithmeticException e) {
+            // a fraction, or beyond int: no quantity at all rather than a wrapped one
         }
-        return number.intValue();
+        throw new PermanentFailure("order.placed has no positive integer quantity: no shipment can be created");
     }
 }
