@@ -4,7 +4,10 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
@@ -14,15 +17,20 @@ final class Amqp implements AutoCloseable {
     private final Channel channel;
 
     Amqp() throws IOException, TimeoutException {
+        connection = factory().newConnection("system-test publisher");
+        channel = connection.createChannel();
+        channel.confirmSelect();
+    }
+
+    /** A factory for the broker the tests use; no automatic recovery, so a test sees every outage. */
+    static ConnectionFactory factory() {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(Coordinates.brokerHost());
         factory.setPort(Coordinates.brokerPort());
         factory.setUsername(Coordinates.brokerUser());
         factory.setPassword(Coordinates.brokerPassword());
         factory.setAutomaticRecoveryEnabled(false);
-        connection = factory.newConnection("system-test publisher");
-        channel = connection.createChannel();
-        channel.confirmSelect();
+        return factory;
     }
 
     Channel channel() {
@@ -34,6 +42,24 @@ final class Amqp implements AutoCloseable {
             throws IOException, InterruptedException, TimeoutException {
         channel.basicPublish(exchange, routingKey, properties, body);
         channel.waitForConfirmsOrDie(10_000);
+    }
+
+    /** An envelope onto the events exchange, as the drain publishes it (routing key = event type). */
+    void publishEvent(EventEnvelope envelope) throws IOException, InterruptedException, TimeoutException {
+        publish(
+                "durability.events",
+                envelope.eventType(),
+                persistent()
+                        .messageId(envelope.id().toString())
+                        .type(envelope.eventType())
+                        .appId(envelope.sourceService())
+                        .build(),
+                bytes(envelope));
+    }
+
+    /** An envelope's JSON, as the drain publishes it. */
+    static byte[] bytes(EventEnvelope envelope) {
+        return EnvelopeJson.write(envelope).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Straight into one queue, through the default exchange. */

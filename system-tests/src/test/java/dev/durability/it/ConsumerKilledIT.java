@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
-import dev.durability.envelope.EventEnvelope;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,12 +51,7 @@ class ConsumerKilledIT {
                 for (int i = 0; i < EVENTS; i++) {
                     UUID orderId = UUID.randomUUID();
                     orders.add(orderId);
-                    EventEnvelope placed = ShipmentsConsumerIT.orderPlaced(orderId);
-                    amqp.publish(
-                            "durability.events",
-                            "order.placed",
-                            ShipmentsConsumerIT.properties(placed),
-                            ShipmentsConsumerIT.bytes(placed));
+                    amqp.publishEvent(ShipmentsConsumerIT.orderPlaced(orderId));
                 }
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> shipments(orders) == EVENTS);

@@ -51,17 +51,12 @@ class ConsumersWhileDatabaseDownIT {
                         "durability.dead-letters",
                         "dlq." + queue,
                         Amqp.persistent(xDeath(queue)).build(),
-                        ShipmentsConsumerIT.bytes(envelope));
+                        Amqp.bytes(envelope));
             }
             for (int i = 0; i < ORDERS; i++) {
                 UUID orderId = UUID.randomUUID();
                 orders.add(orderId);
-                EventEnvelope placed = ShipmentsConsumerIT.orderPlaced(orderId);
-                amqp.publish(
-                        "durability.events",
-                        "order.placed",
-                        ShipmentsConsumerIT.properties(placed),
-                        ShipmentsConsumerIT.bytes(placed));
+                amqp.publishEvent(ShipmentsConsumerIT.orderPlaced(orderId));
             }
             // The outage lasts until the dead-letter consumer gave up recording and parked, and the inbox
             // consumer paused: both say so in the log (scrapes wait on the database meanwhile).

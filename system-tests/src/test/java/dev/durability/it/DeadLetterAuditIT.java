@@ -43,15 +43,15 @@ class DeadLetterAuditIT {
             declareDeadLettering(channel, queue + ".reject", Map.of());
             declareDeadLettering(channel, queue + ".maxlen", Map.of("x-max-length", 1));
             try {
-                amqp.toQueue(queue + ".ttl", ShipmentsConsumerIT.bytes(expiring));
-                amqp.toQueue(queue + ".reject", ShipmentsConsumerIT.bytes(rejected));
+                amqp.toQueue(queue + ".ttl", Amqp.bytes(expiring));
+                amqp.toQueue(queue + ".reject", Amqp.bytes(rejected));
                 GetResponse taken = null;
                 while (taken == null) {
                     taken = channel.basicGet(queue + ".reject", false);
                 }
                 channel.basicReject(taken.getEnvelope().getDeliveryTag(), false);
-                amqp.toQueue(queue + ".maxlen", ShipmentsConsumerIT.bytes(overflowing));
-                amqp.toQueue(queue + ".maxlen", ShipmentsConsumerIT.bytes(envelope("stock.kept")));
+                amqp.toQueue(queue + ".maxlen", Amqp.bytes(overflowing));
+                amqp.toQueue(queue + ".maxlen", Amqp.bytes(envelope("stock.kept")));
 
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> tables.deadLetters(
@@ -67,7 +67,7 @@ class DeadLetterAuditIT {
 
                 // The same envelope, published again (as a replay does) and dead-lettered again: a new occurrence.
                 Thread.sleep(1_100); // x-death times have whole seconds
-                amqp.toQueue(queue + ".ttl", ShipmentsConsumerIT.bytes(expiring));
+                amqp.toQueue(queue + ".ttl", Amqp.bytes(expiring));
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> tables.deadLetters("envelope_id = ?", expiring.id())
                                         .size()
@@ -108,8 +108,8 @@ class DeadLetterAuditIT {
         Map<String, Object> headers = xDeath(queue, "rejected", 1, Instant.now());
         double duplicatesBefore = Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"duplicate\"");
         try (Amqp amqp = new Amqp()) {
-            amqp.publish(DLX, "dlq." + queue, Amqp.persistent(headers).build(), ShipmentsConsumerIT.bytes(envelope));
-            amqp.publish(DLX, "dlq." + queue, Amqp.persistent(headers).build(), ShipmentsConsumerIT.bytes(envelope));
+            amqp.publish(DLX, "dlq." + queue, Amqp.persistent(headers).build(), Amqp.bytes(envelope));
+            amqp.publish(DLX, "dlq." + queue, Amqp.persistent(headers).build(), Amqp.bytes(envelope));
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"duplicate\"")
                                     - duplicatesBefore
@@ -122,10 +122,8 @@ class DeadLetterAuditIT {
             EventEnvelope impostor = EventEnvelope.builder("stock.other", "elsewhere")
                     .payload(Json.createObjectBuilder().add("n", 2).build())
                     .build();
-            String forged = ShipmentsConsumerIT.bytes(impostor).length > 0
-                    ? new String(ShipmentsConsumerIT.bytes(impostor), StandardCharsets.UTF_8)
-                            .replace(impostor.id().toString(), envelope.id().toString())
-                    : "";
+            String forged = new String(Amqp.bytes(impostor), StandardCharsets.UTF_8)
+                    .replace(impostor.id().toString(), envelope.id().toString());
             amqp.publish(
                     DLX, "dlq." + queue, Amqp.persistent(headers).build(), forged.getBytes(StandardCharsets.UTF_8));
             await().atMost(Duration.ofSeconds(30))
@@ -186,8 +184,8 @@ class DeadLetterAuditIT {
                         .add("occurrence_token", tokens.get(i))
                         .add(
                                 "envelope",
-                                Json.createReader(new java.io.StringReader(new String(
-                                                ShipmentsConsumerIT.bytes(envelopes.get(i)), StandardCharsets.UTF_8)))
+                                Json.createReader(new java.io.StringReader(
+                                                new String(Amqp.bytes(envelopes.get(i)), StandardCharsets.UTF_8)))
                                         .readObject())
                         .build()
                         .toString();
@@ -256,7 +254,7 @@ class DeadLetterAuditIT {
                         .messageId(envelope.id().toString())
                         .type(envelope.eventType())
                         .build(),
-                ShipmentsConsumerIT.bytes(envelope));
+                Amqp.bytes(envelope));
     }
 
     private static Map<String, Object> xDeath(String queue, String reason, long count, Instant time) {

@@ -7,7 +7,6 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DeliverCallback;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
@@ -89,13 +88,7 @@ final class EventQueue implements AutoCloseable {
     }
 
     private synchronized void subscribe() throws IOException, TimeoutException {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(Coordinates.brokerHost());
-        factory.setPort(Coordinates.brokerPort());
-        factory.setUsername(Coordinates.brokerUser());
-        factory.setPassword(Coordinates.brokerPassword());
-        factory.setAutomaticRecoveryEnabled(false);
-        Connection opened = factory.newConnection("system-test " + name);
+        Connection opened = Amqp.factory().newConnection("system-test " + name);
         try {
             consume(opened);
         } catch (IOException | RuntimeException e) {

@@ -1,11 +1,8 @@
 package dev.durability.it;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 
 /** Stops and starts the local RabbitMQ application (the node stays up), as an operator's restart would. */
 final class Rabbitmq {
@@ -33,29 +30,8 @@ final class Rabbitmq {
     }
 
     private static String rabbitmqctl(String... arguments) {
-        String command = arguments[0];
-        try {
-            File output = File.createTempFile("rabbitmqctl-" + command, ".out");
-            output.deleteOnExit();
-            List<String> line = new ArrayList<>(List.of("rabbitmqctl", "-q"));
-            line.addAll(List.of(arguments));
-            Process process = new ProcessBuilder(line)
-                    .redirectErrorStream(true)
-                    .redirectOutput(output)
-                    .start();
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError("rabbitmqctl " + command + " did not finish in 120 s");
-            }
-            if (process.exitValue() != 0) {
-                throw new AssertionError("rabbitmqctl " + command + " failed: " + Files.readString(output.toPath()));
-            }
-            return Files.readString(output.toPath());
-        } catch (IOException e) {
-            throw new AssertionError("rabbitmqctl is needed to restart the local broker", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        List<String> line = new ArrayList<>(List.of("rabbitmqctl", "-q"));
+        line.addAll(List.of(arguments));
+        return Commands.run(line, Set.of(0));
     }
 }

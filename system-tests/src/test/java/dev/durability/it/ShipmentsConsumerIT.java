@@ -69,7 +69,7 @@ class ShipmentsConsumerIT {
         double hitsBefore = Http.metric(server, "durability_inbox_dedup_hits_total", QUEUE_LABEL);
         try (Amqp amqp = new Amqp()) {
             for (int i = 0; i < 5; i++) {
-                amqp.publish("durability.events", "order.placed", properties(placed), bytes(placed));
+                amqp.publishEvent(placed);
             }
         }
         await().atMost(Duration.ofSeconds(30))
@@ -105,7 +105,7 @@ class ShipmentsConsumerIT {
                 amqp.toQueue(QUEUE, body);
             }
             EventEnvelope good = orderPlaced(orderId);
-            amqp.publish("durability.events", "order.placed", properties(good), bytes(good));
+            amqp.publishEvent(good);
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> tables.shipmentsForOrder(orderId) == 1);
         await().atMost(Duration.ofSeconds(30))
@@ -147,7 +147,7 @@ class ShipmentsConsumerIT {
                         .build())
                 .build();
         try (Amqp amqp = new Amqp()) {
-            amqp.publish("durability.events", "order.placed", properties(broken), bytes(broken));
+            amqp.publishEvent(broken);
         }
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> !tables.deadLetters("envelope_id = ?", broken.id()).isEmpty());
@@ -180,18 +180,6 @@ class ShipmentsConsumerIT {
                         .add("quantity", 1)
                         .build())
                 .build();
-    }
-
-    static com.rabbitmq.client.AMQP.BasicProperties properties(EventEnvelope envelope) {
-        return Amqp.persistent()
-                .messageId(envelope.id().toString())
-                .type(envelope.eventType())
-                .appId(envelope.sourceService())
-                .build();
-    }
-
-    static byte[] bytes(EventEnvelope envelope) {
-        return EnvelopeJson.write(envelope).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
