@@ -1,6 +1,5 @@
 package dev.durability.envelope;
 
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
@@ -24,7 +23,7 @@ public record EnvelopeHeaders(
         String occurredAt = null;
         Integer schemaVersion = null;
         String correlationId = null;
-        try (JsonParser parser = Json.createParser(new StringReader(envelopeJson))) {
+        try (JsonParser parser = EnvelopeJson.PROVIDER.createParser(new StringReader(envelopeJson))) {
             if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
                 throw new InvalidEnvelopeException("envelope must be a JSON object");
             }

@@ -1,6 +1,5 @@
 package dev.durability.envelope;
 
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -10,6 +9,7 @@ import jakarta.json.JsonValue;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.json.bind.JsonbException;
+import jakarta.json.spi.JsonProvider;
 import java.io.StringReader;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -21,12 +21,18 @@ import java.util.UUID;
  * producers' payload objects are turned into JSON with JSON-B.
  */
 public final class EnvelopeJson {
+    /**
+     * One JSON-P provider for the library: {@code Json.createReader} and its kin look the provider up
+     * through the service loader on every call, a cost every staged and consumed event would pay.
+     */
+    public static final JsonProvider PROVIDER = JsonProvider.provider();
+
     private static final Jsonb JSONB = JsonbBuilder.create();
 
     private EnvelopeJson() {}
 
     public static String write(EventEnvelope envelope) {
-        JsonObjectBuilder json = Json.createObjectBuilder()
+        JsonObjectBuilder json = PROVIDER.createObjectBuilder()
                 .add("id", envelope.id().toString())
                 .add("event_type", envelope.eventType())
                 .add("source_service", envelope.sourceService());
@@ -45,7 +51,7 @@ public final class EnvelopeJson {
     public static EventEnvelope read(String text) {
         JsonObject json;
         try {
-            JsonValue value = Json.createReader(new StringReader(text)).readValue();
+            JsonValue value = PROVIDER.createReader(new StringReader(text)).readValue();
             if (value.getValueType() != JsonValue.ValueType.OBJECT) {
                 throw new InvalidEnvelopeException("envelope must be a JSON object, was " + value.getValueType());
             }
@@ -80,7 +86,7 @@ public final class EnvelopeJson {
         } catch (JsonbException e) {
             throw new InvalidEnvelopeException("payload cannot be written as JSON: " + e.getMessage(), e);
         }
-        JsonValue value = Json.createReader(new StringReader(json)).readValue();
+        JsonValue value = PROVIDER.createReader(new StringReader(json)).readValue();
         if (value.getValueType() != JsonValue.ValueType.OBJECT) {
             throw new InvalidEnvelopeException("payload must serialize to a JSON object, was: " + json);
         }

@@ -6,10 +6,10 @@ import dev.durability.deadletter.control.IncomingDeadLetter;
 import dev.durability.deadletter.entity.DeadLetter;
 import dev.durability.deadletter.entity.RecordedRow;
 import dev.durability.deadletter.entity.StoredClaim;
+import dev.durability.envelope.EnvelopeJson;
 import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.OffsetDateTime;
@@ -136,7 +136,8 @@ public class DeadLetterAudit {
             outbox.stage(
                     THRESHOLD_EVENT,
                     null,
-                    Json.createObjectBuilder()
+                    EnvelopeJson.PROVIDER
+                            .createObjectBuilder()
                             .add("event_type", letter.eventType())
                             .add("threshold", config.threshold())
                             .add("window_seconds", config.windowSeconds())

@@ -1,6 +1,6 @@
 package dev.durability.deadletter.control;
 
-import jakarta.json.Json;
+import dev.durability.envelope.EnvelopeJson;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -34,7 +34,8 @@ public record DeadLetterWrapper(
     private static final int MAX_REASON = 2000;
 
     public byte[] toJson() {
-        JsonObjectBuilder json = Json.createObjectBuilder()
+        JsonObjectBuilder json = EnvelopeJson.PROVIDER
+                .createObjectBuilder()
                 .add("wrapper_version", VERSION)
                 .add("reason", bounded(reason))
                 .add("consumer_queue", consumerQueue)
@@ -45,7 +46,9 @@ public record DeadLetterWrapper(
         if (original.json() != null) {
             json.add(
                     "envelope",
-                    Json.createReader(new StringReader(original.json())).readValue());
+                    EnvelopeJson.PROVIDER
+                            .createReader(new StringReader(original.json()))
+                            .readValue());
         } else {
             json.add("envelope", JsonValue.NULL);
             json.add("raw_base64", Base64.getEncoder().encodeToString(original.raw()));
@@ -60,7 +63,9 @@ public record DeadLetterWrapper(
             if (text.isEmpty()) {
                 return Optional.empty();
             }
-            JsonValue value = Json.createReader(new StringReader(text.get())).readValue();
+            JsonValue value = EnvelopeJson.PROVIDER
+                    .createReader(new StringReader(text.get()))
+                    .readValue();
             if (value.getValueType() != JsonValue.ValueType.OBJECT) {
                 return Optional.empty();
             }

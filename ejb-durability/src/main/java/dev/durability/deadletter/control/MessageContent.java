@@ -1,7 +1,7 @@
 package dev.durability.deadletter.control;
 
 import dev.durability.envelope.EnvelopeHeaders;
-import jakarta.json.Json;
+import dev.durability.envelope.EnvelopeJson;
 import jakarta.json.JsonException;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
@@ -60,7 +60,7 @@ public record MessageContent(String json, byte[] raw, UUID envelopeId, String ev
     }
 
     private static boolean isJson(String text) {
-        try (var reader = Json.createReader(new StringReader(text))) {
+        try (var reader = EnvelopeJson.PROVIDER.createReader(new StringReader(text))) {
             JsonValue ignored = reader.readValue();
             return true;
         } catch (JsonException | IllegalStateException e) {

@@ -1,7 +1,7 @@
 package dev.durability.deadletter.control;
 
 import com.rabbitmq.client.LongString;
-import jakarta.json.Json;
+import dev.durability.envelope.EnvelopeJson;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -54,25 +54,25 @@ public record XDeath(String queue, String reason, long count, Instant time) {
 
     private static JsonValue value(Object value, int depth) {
         if (depth > 8) {
-            return Json.createValue("(nested too deep)");
+            return EnvelopeJson.PROVIDER.createValue("(nested too deep)");
         }
         if (value == null) {
             return JsonValue.NULL;
         }
         if (value instanceof List<?> list) {
-            JsonArrayBuilder array = Json.createArrayBuilder();
+            JsonArrayBuilder array = EnvelopeJson.PROVIDER.createArrayBuilder();
             list.stream().limit(100).forEach(item -> array.add(value(item, depth + 1)));
             return array.build();
         }
         if (value instanceof Map<?, ?> map) {
-            JsonObjectBuilder object = Json.createObjectBuilder();
+            JsonObjectBuilder object = EnvelopeJson.PROVIDER.createObjectBuilder();
             map.entrySet().stream()
                     .limit(100)
                     .forEach(e -> object.add(clean(String.valueOf(e.getKey())), value(e.getValue(), depth + 1)));
             return object.build();
         }
         if (value instanceof Date date) {
-            return Json.createValue(date.toInstant().toString());
+            return EnvelopeJson.PROVIDER.createValue(date.toInstant().toString());
         }
         if (value instanceof Boolean bool) {
             return bool ? JsonValue.TRUE : JsonValue.FALSE;
@@ -80,12 +80,14 @@ public record XDeath(String queue, String reason, long count, Instant time) {
         if (value instanceof Double || value instanceof Float) {
             double number = ((Number) value).doubleValue();
             // NaN and the infinities are AMQP values but no JSON numbers.
-            return Double.isFinite(number) ? Json.createValue(number) : Json.createValue(String.valueOf(number));
+            return Double.isFinite(number)
+                    ? EnvelopeJson.PROVIDER.createValue(number)
+                    : EnvelopeJson.PROVIDER.createValue(String.valueOf(number));
         }
         if (value instanceof Number number) {
-            return Json.createValue(new BigDecimal(number.toString()));
+            return EnvelopeJson.PROVIDER.createValue(new BigDecimal(number.toString()));
         }
-        return Json.createValue(clean(text(value)));
+        return EnvelopeJson.PROVIDER.createValue(clean(text(value)));
     }
 
     /** jsonb refuses NUL in strings; a header is evidence, not data, so a NUL becomes visible text. */
