@@ -164,6 +164,35 @@ class DeadLetterAuditIT {
     }
 
     @Test
+    void aDeletedDeadLetterQueueIsDeclaredAndConsumedAgainAtOnce() throws Exception {
+        String queue = "dlq-it.cancelled." + Long.toHexString(System.nanoTime());
+        EventEnvelope envelope = envelope("stock.cancelled");
+        try (Amqp amqp = new Amqp()) {
+            // The broker cancels the consumer of a deleted queue; the supervisor must notice and start over.
+            amqp.channel().queueDelete("orders.dead-letters");
+            await().atMost(Duration.ofSeconds(4))
+                    .pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptions()
+                    .until(() -> {
+                        try (Amqp probe = new Amqp()) {
+                            return probe.channel()
+                                            .queueDeclarePassive("orders.dead-letters")
+                                            .getConsumerCount()
+                                    >= 1;
+                        }
+                    });
+            amqp.publish(
+                    DLX,
+                    "dlq." + queue,
+                    Amqp.persistent(xDeath(queue, "rejected", 1, Instant.now())).build(),
+                    Amqp.bytes(envelope));
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        tables.deadLetters("envelope_id = ?", envelope.id()).size() == 1);
+    }
+
+    @Test
     void hostileTokensDegradeToTokenlessRows() throws Exception {
         String queue = "dlq-it.hostile." + Long.toHexString(System.nanoTime());
         List<String> tokens = List.of(
