@@ -1,6 +1,11 @@
 -- The inbox (idempotent consumers) and the dead-letter audit. Released migrations never change: add a
 -- new version instead.
 
+-- How often this row was published afresh: 0 when staged, incremented by a replay or a redrive (never by
+-- the drain's own retries). Sent as the x-durability-publication header, it lets a consumer tell a replay of
+-- an envelope it gave up on (a new generation) from another copy of the same publication.
+ALTER TABLE event_outbox ADD COLUMN publication int NOT NULL DEFAULT 0;
+
 -- One row per (consumer queue, envelope): one envelope fanned out to two consumers of one database is
 -- two rows, never a false duplicate. processed_at is stamped in the transaction that ran the handler;
 -- attempts and last_error are written in a transaction of their own, so a rolled-back handler still
@@ -16,8 +21,8 @@ CREATE TABLE event_inbox (
     attempts         int          NOT NULL DEFAULT 0 CHECK (attempts >= 0),
     last_error       text         NULL,
     dead_lettered_at timestamptz  NULL,
-    -- the publication (x-durability-publication) that was dead-lettered: a later one is a replay
-    dead_lettered_publication text NULL,
+    -- the publication (x-durability-publication) that was dead-lettered: another one is a replay
+    dead_lettered_publication int NULL,
     PRIMARY KEY (consumer_queue, envelope_id),
     CONSTRAINT event_inbox_processed_or_dead CHECK (processed_at IS NULL OR dead_lettered_at IS NULL)
 );

@@ -210,7 +210,15 @@ class InboxListenerIT {
         EventEnvelope event = publish(consumer);
         await().atMost(Duration.ofSeconds(30)).until(() -> auditRows(event.id()).size() == 1);
 
-        publish(consumer, event); // a replay: the same envelope, published afresh
+        // Another copy of the same publication (a re-publish after a lost confirm): the same occurrence.
+        publish(consumer, event, 0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> counter("durability_inbox_dead_lettered", consumer.queue()) == 2);
+        Thread.sleep(1_000); // the audit's dedup of the re-surfaced dead letter
+        assertThat(auditRows(event.id())).hasSize(1);
+        assertThat(handler.callTimes()).hasSize(1);
+
+        publish(consumer, event, 1); // a replay: the row's next publication
         await().atMost(Duration.ofSeconds(30)).until(() -> auditRows(event.id()).size() == 2);
         List<String> rows = auditRows(event.id());
         assertThat(rows.get(0)).isNotEqualTo(rows.get(1));
@@ -385,6 +393,10 @@ class InboxListenerIT {
     }
 
     private EventEnvelope publish(ConsumerDeclaration consumer, EventEnvelope event) throws Exception {
+        return publish(consumer, event, 0);
+    }
+
+    private EventEnvelope publish(ConsumerDeclaration consumer, EventEnvelope event, int publication) throws Exception {
         try (Channel channel = broker.openChannel()) {
             channel.confirmSelect();
             channel.basicPublish(
@@ -395,10 +407,8 @@ class InboxListenerIT {
                             .deliveryMode(2)
                             .messageId(event.id().toString())
                             .type(event.eventType())
-                            // as the drain names its publish rounds: a replay is a new publication
-                            .headers(java.util.Map.of(
-                                    ConfirmedPublisher.PUBLICATION_HEADER,
-                                    UUID.randomUUID().toString()))
+                            // the outbox row's generation, as the drain sends it: a replay increments it
+                            .headers(java.util.Map.of(ConfirmedPublisher.PUBLICATION_HEADER, publication))
                             .build(),
                     EnvelopeJson.write(event).getBytes(StandardCharsets.UTF_8));
             channel.waitForConfirmsOrDie(10_000);

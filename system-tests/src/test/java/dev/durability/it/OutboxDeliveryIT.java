@@ -43,6 +43,9 @@ class OutboxDeliveryIT {
             assertThat(message.properties().getContentType()).isEqualTo("application/json");
             assertThat(message.properties().getDeliveryMode()).isEqualTo(2);
             assertThat(message.properties().getTimestamp()).isNotNull();
+            assertThat(message.properties().getHeaders())
+                    .containsEntry("x-durability-publication", 0)
+                    .containsEntry("schema_version", 1);
 
             JsonObject envelope = message.json();
             assertThat(envelope.getString("id")).isEqualTo(eventId);

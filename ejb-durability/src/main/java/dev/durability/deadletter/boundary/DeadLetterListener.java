@@ -54,9 +54,9 @@ public final class DeadLetterListener extends DefaultConsumer {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            abortAndReopen(e);
+            ackFailed(e);
         } catch (IOException | RuntimeException e) {
-            abortAndReopen(e);
+            ackFailed(e);
         }
     }
 
@@ -73,7 +73,8 @@ public final class DeadLetterListener extends DefaultConsumer {
     /** The broker cancelled this consumer (its queue was deleted): drop the channel, so it is consumed again. */
     @Override
     public void handleCancel(String consumerTag) {
-        abortAndReopen(new IOException("RabbitMQ cancelled the dead-letter consumer"));
+        LOG.warning("RabbitMQ cancelled the dead-letter consumer (its queue was deleted?); reopening it");
+        abortAndReopen();
     }
 
     private DeadLetterMetrics.Outcome recordWithRetries(IncomingDeadLetter letter) {
@@ -151,8 +152,12 @@ public final class DeadLetterListener extends DefaultConsumer {
         }
     }
 
-    private void abortAndReopen(Exception cause) {
+    private void ackFailed(Exception cause) {
         LOG.log(Level.WARNING, "Ack or nack failed on the dead-letter queue's channel; reopening it", cause);
+        abortAndReopen();
+    }
+
+    private void abortAndReopen() {
         try {
             getChannel().abort();
         } catch (IOException | RuntimeException e) {

@@ -144,7 +144,9 @@ public record IncomingDeadLetter(
         return new IncomingDeadLetter(
                 Path.UNKNOWN,
                 null,
-                routingKey,
+                routingKey != null && routingKey.startsWith(QueueTopology.DEAD_LETTER_KEY_PREFIX)
+                        ? routingKey.substring(QueueTopology.DEAD_LETTER_KEY_PREFIX.length())
+                        : routingKey,
                 null,
                 null,
                 "unreadable dead letter: " + why,

@@ -223,9 +223,10 @@ public class ConsumerSupervisor {
             if (paused > System.currentTimeMillis()) {
                 return;
             }
-            if (!databaseAnswers()) {
+            if (!databaseAnswers() || broker.unresolvedBlock().isPresent()) {
                 // Resuming now would only hand the deliveries back again (and, on a quorum queue, count
-                // every hand-back towards the delivery limit): rest until the database answers.
+                // every hand-back towards the delivery limit): rest until the database answers and the
+                // broker accepts what the consumer re-publishes.
                 pause(queue);
                 return;
             }
@@ -242,7 +243,9 @@ public class ConsumerSupervisor {
                 // A new channel gets a send of its own: the old channel's listener may still be finishing
                 // a delivery on another thread with the old one.
                 if (senders[i] != null) {
-                    senders[i].close();
+                    // Closed off this lock: closing writes to the publishing connection, which may be blocked.
+                    ConfirmedSend old = senders[i];
+                    scheduler.execute(old::close);
                 }
                 senders[i] = new ConfirmedSend(broker, config.sendTimeout());
                 Channel channel = connection.createChannel();

@@ -116,7 +116,7 @@ public final class InboxListener extends DefaultConsumer {
             deadLetterMalformed(properties, body, e.getMessage());
             return;
         }
-        String publication = text(properties, ConfirmedPublisher.PUBLICATION_HEADER);
+        Integer publication = publication(properties);
         InboxTransactions.Processing processing = process(envelope);
         if (processing.result() == InboxTransactions.Processing.Result.DEAD_LETTERED_BEFORE
                 && isReplay(processing.state(), delivery, properties, publication)) {
@@ -131,6 +131,9 @@ public final class InboxListener extends DefaultConsumer {
             case DEAD_LETTERED_BEFORE ->
                 deadLetter(envelope, properties, body, processing.state(), surfacedAgain(processing));
             case FAILED -> failed(envelope, properties, body, processing.failure(), publication);
+            case INBOX_UNAVAILABLE ->
+                throw new IllegalStateException(
+                        "the inbox is unavailable: " + processing.failure(), processing.failure());
         }
     }
 
@@ -152,7 +155,7 @@ public final class InboxListener extends DefaultConsumer {
      * than the one it gave up on; for producers that name no publication, a first delivery that is no
      * retry of ours.
      */
-    static boolean isReplay(InboxState state, Envelope delivery, AMQP.BasicProperties properties, String publication) {
+    static boolean isReplay(InboxState state, Envelope delivery, AMQP.BasicProperties properties, Integer publication) {
         if (publication != null && state.deadLetteredPublication() != null) {
             return !publication.equals(state.deadLetteredPublication());
         }
@@ -160,7 +163,11 @@ public final class InboxListener extends DefaultConsumer {
     }
 
     private void failed(
-            EventEnvelope envelope, AMQP.BasicProperties properties, byte[] body, Exception failure, String publication)
+            EventEnvelope envelope,
+            AMQP.BasicProperties properties,
+            byte[] body,
+            Exception failure,
+            Integer publication)
             throws IOException {
         boolean permanent = consumer.isPermanent(failure);
         List<InboxTransactions.Failure> recorded =
@@ -258,10 +265,19 @@ public final class InboxListener extends DefaultConsumer {
         return original.builder().headers(headers).expiration(null).build();
     }
 
-    private static String text(AMQP.BasicProperties properties, String header) {
-        Object value =
-                properties.getHeaders() == null ? null : properties.getHeaders().get(header);
-        return value == null ? null : value.toString();
+    /**
+     * The outbox row's publication generation the message carries; none when absent or not a small
+     * non-negative integer (a foreign producer's header is never stored as it came).
+     */
+    static Integer publication(AMQP.BasicProperties properties) {
+        Object value = properties.getHeaders() == null
+                ? null
+                : properties.getHeaders().get(ConfirmedPublisher.PUBLICATION_HEADER);
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            long number = ((Number) value).longValue();
+            return number >= 0 && number <= Integer.MAX_VALUE ? (int) number : null;
+        }
+        return null;
     }
 
     /** The broker cancelled this consumer (its queue was deleted): drop the channel, so it is consumed again. */

@@ -36,17 +36,28 @@ public class InboxTransactions {
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
     public Processing process(String queue, EventEnvelope envelope, EventHandler handler) {
         String id = envelope.id().toString();
-        List<Integer> begun = em.createNamedQuery(InboxEntry.BEGIN, Integer.class)
-                .setParameter(1, queue)
-                .setParameter(2, id)
-                .setParameter(3, envelope.sourceService())
-                .setParameter(4, envelope.eventType())
-                .getResultList();
-        if (begun.isEmpty()) {
-            InboxState state = em.createNamedQuery(InboxEntry.STATE_OF, InboxState.class)
+        List<Integer> begun;
+        InboxState state = null;
+        try {
+            begun = em.createNamedQuery(InboxEntry.BEGIN, Integer.class)
                     .setParameter(1, queue)
                     .setParameter(2, id)
-                    .getSingleResult();
+                    .setParameter(3, envelope.sourceService())
+                    .setParameter(4, envelope.eventType())
+                    .getResultList();
+            if (begun.isEmpty()) {
+                state = em.createNamedQuery(InboxEntry.STATE_OF, InboxState.class)
+                        .setParameter(1, queue)
+                        .setParameter(2, id)
+                        .getSingleResult();
+            }
+        } catch (RuntimeException e) {
+            // The inbox itself failed (the database unreachable, the pool exhausted), before any handler ran:
+            // no attempt of the handler to count; the consumer pauses instead.
+            context.setRollbackOnly();
+            return new Processing(Processing.Result.INBOX_UNAVAILABLE, null, e);
+        }
+        if (state != null) {
             return new Processing(
                     state.processed() ? Processing.Result.DUPLICATE : Processing.Result.DEAD_LETTERED_BEFORE,
                     state,
@@ -93,7 +104,7 @@ public class InboxTransactions {
             Throwable failure,
             boolean permanent,
             RetryPolicy policy,
-            String publication) {
+            Integer publication) {
         List<InboxState> recorded = em.createNamedQuery(InboxEntry.RECORD_FAILURE, InboxState.class)
                 .setParameter(1, queue)
                 .setParameter(2, envelope.id().toString())
@@ -145,7 +156,10 @@ public class InboxTransactions {
             DUPLICATE,
             /** This consumer dead-lettered the envelope already; the delivery is a redelivery of that. */
             DEAD_LETTERED_BEFORE,
-            FAILED
+            /** The handler or its commit failed: an attempt to count. */
+            FAILED,
+            /** The inbox's own statements failed before the handler ran: nothing to count, pause. */
+            INBOX_UNAVAILABLE
         }
     }
 

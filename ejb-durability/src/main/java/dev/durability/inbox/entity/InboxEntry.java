@@ -32,7 +32,7 @@ import java.util.UUID;
                             @ColumnResult(name = "attempts", type = Integer.class),
                             @ColumnResult(name = "received_micros", type = Long.class),
                             @ColumnResult(name = "last_error", type = String.class),
-                            @ColumnResult(name = "dead_lettered_publication", type = String.class)
+                            @ColumnResult(name = "dead_lettered_publication", type = Integer.class)
                         }))
 // Parameters: ?1 consumer queue, ?2 envelope id, then what the statement alone needs.
 //
@@ -66,21 +66,23 @@ import java.util.UUID;
           AND dead_lettered_at IS NOT NULL AND processed_at IS NULL
         """)
 // A failed attempt, in a transaction of its own so it survives the handler's rollback. A row already
-// processed (by a concurrent duplicate) is left alone and nothing is returned.
+// processed or dead-lettered (by a concurrent duplicate on another channel or server) is left alone and
+// nothing is returned.
 @NamedNativeQuery(name = InboxEntry.RECORD_FAILURE, resultSetMapping = InboxEntry.STATE, query = """
         INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, attempts, last_error)
         VALUES (?1, CAST(?2 AS uuid), ?3, ?4, 1, ?5)
         ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
             SET attempts = i.attempts + 1, last_error = EXCLUDED.last_error
-            WHERE i.processed_at IS NULL
+            WHERE i.processed_at IS NULL AND i.dead_lettered_at IS NULL
         RETURNING processed_at IS NOT NULL AS processed, dead_lettered_at IS NOT NULL AS dead_lettered, attempts,
                   CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error,
                   dead_lettered_publication
         """)
 // ?3 the publication given up on (null for a producer that sends none).
 @NamedNativeQuery(name = InboxEntry.MARK_DEAD_LETTERED, query = """
-        UPDATE event_inbox SET dead_lettered_at = now(), dead_lettered_publication = ?3
+        UPDATE event_inbox SET dead_lettered_at = now(), dead_lettered_publication = CAST(?3 AS int)
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid) AND processed_at IS NULL
+          AND dead_lettered_at IS NULL
         """)
 public class InboxEntry {
     public static final String STATE = "InboxEntry.state";

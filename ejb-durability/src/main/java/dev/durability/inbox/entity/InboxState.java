@@ -11,4 +11,4 @@ public record InboxState(
         int attempts,
         long receivedMicros,
         String lastError,
-        String deadLetteredPublication) {}
+        Integer deadLetteredPublication) {}

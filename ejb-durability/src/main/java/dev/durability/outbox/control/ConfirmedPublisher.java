@@ -208,7 +208,6 @@ public class ConfirmedPublisher {
 
     private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedRow, EnvelopeHeaders> batch) {
         List<UUID> ids = batch.keySet().stream().map(ClaimedRow::id).toList();
-        String publication = UUID.randomUUID().toString();
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
         if (confirming == null || !confirming.isOpen()) {
@@ -250,7 +249,7 @@ public class ConfirmedPublisher {
                                 brokerConfig.eventsExchange(),
                                 headers.eventType(),
                                 true,
-                                properties(headers, publication),
+                                properties(headers, message.getKey().publication()),
                                 body);
                     } catch (IOException | RuntimeException e) {
                         if (confirming.getNextPublishSeqNo() == sequence) {
@@ -317,11 +316,11 @@ public class ConfirmedPublisher {
     }
 
     /**
-     * The message's properties. {@code publication} names this publish round: a message the broker
-     * redelivers keeps it, a replayed envelope gets a new one, which is how a consumer tells a replay of an
-     * envelope it gave up on from a redelivery of the one it gave up on.
+     * The message's properties. {@code publication} is the row's generation: the drain's retries and the
+     * broker's redeliveries keep it, a replay increments it, which is how a consumer tells a replay of an
+     * envelope it gave up on from another copy of the one it gave up on.
      */
-    static AMQP.BasicProperties properties(EnvelopeHeaders envelope, String publication) {
+    static AMQP.BasicProperties properties(EnvelopeHeaders envelope, int publication) {
         return MessageProperties.PERSISTENT_BASIC
                 .builder()
                 .messageId(envelope.id().toString())

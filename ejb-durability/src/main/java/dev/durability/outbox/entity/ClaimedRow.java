@@ -6,7 +6,9 @@ import java.util.UUID;
  * An outbox row a claim took, as the claim statement returns it.
  *
  * @param envelope   the envelope exactly as stored (PostgreSQL's jsonb text), published as it is
+ * @param publication how often the row was published afresh (a replay increments it), sent as a header
  * @param recovered  whether the row's previous claim had expired: a worker died or stalled holding it
  * @param candidates how many due rows the claim looked at, so the drain can tell whether more are due
  */
-public record ClaimedRow(UUID id, String eventType, String envelope, Boolean recovered, Long candidates) {}
+public record ClaimedRow(
+        UUID id, String eventType, String envelope, Integer publication, Boolean recovered, Long candidates) {}

@@ -31,6 +31,7 @@ import java.util.UUID;
                             @ColumnResult(name = "id", type = UUID.class),
                             @ColumnResult(name = "event_type", type = String.class),
                             @ColumnResult(name = "envelope", type = String.class),
+                            @ColumnResult(name = "publication", type = Integer.class),
                             @ColumnResult(name = "recovered", type = Boolean.class),
                             @ColumnResult(name = "candidates", type = Long.class)
                         }))
@@ -100,9 +101,9 @@ import java.util.UUID;
               FROM sized s
              WHERE o.id = s.id
                AND (s.bytes_before = 0 OR s.bytes_before + o.envelope_bytes <= ?5)
-            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.created_at,
+            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.publication, o.created_at,
                       s.previous_claim IS NOT NULL AS recovered, s.candidates)
-        SELECT id, event_type, envelope, recovered, candidates FROM claimed ORDER BY created_at, id
+        SELECT id, event_type, envelope, publication, recovered, candidates FROM claimed ORDER BY created_at, id
         """)
 // Acked and routed: published, only while this worker's claim still holds the row. A clean publish
 // clears the error of an earlier attempt. GREATEST: a database clock stepped back since staging must

@@ -15,7 +15,7 @@ class DrainLoopTest {
     private static Claim claim(int size, long candidates) {
         List<ClaimedRow> rows = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            rows.add(new ClaimedRow(UUID.randomUUID(), "order.placed", "{}", false, candidates));
+            rows.add(new ClaimedRow(UUID.randomUUID(), "order.placed", "{}", 0, false, candidates));
         }
         return new Claim(UUID.randomUUID(), rows);
     }
