@@ -1,6 +1,7 @@
 package dev.durability.outbox.boundary;
 
 import dev.durability.broker.control.BrokerConnection;
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.outbox.control.BoundedRetries;
 import dev.durability.outbox.control.BrokerReadiness;
 import dev.durability.outbox.control.Claim;
@@ -10,12 +11,14 @@ import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.OutboxMetrics;
 import dev.durability.outbox.control.PublishOutcome;
+import dev.durability.outbox.control.StagingNotifications;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -24,6 +27,7 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
@@ -35,6 +39,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.sql.DataSource;
 
 /**
  * Drains the outbox on every server: claim (short transaction) → publish with confirms (no transaction,
@@ -47,7 +52,10 @@ import java.util.logging.Logger;
  * transaction and each claim and stamp commits on its own. A tick that finds the previous one still
  * running returns at once: ticks never overlap on one server. A tick that used up its time budget
  * while rows were still due schedules a one-off continuation at once, so a backlog drains without
- * waiting for the next interval while no single tick runs unbounded.
+ * waiting for the next interval while no single tick runs unbounded. With
+ * {@code durability.outbox.listen-notify} (on by default) a LISTEN connection also wakes the drain with a
+ * one-off timer as soon as a staging transaction commits, so an event waits milliseconds rather than up to
+ * a poll interval; the interval timer stays the fallback and serves rows in backoff.
  */
 @Startup
 @Singleton
@@ -87,6 +95,23 @@ public class OutboxDrainTimer {
 
     private final AtomicBoolean draining = new AtomicBoolean();
 
+    /** A wake-up is scheduled or arrived during a tick: at most one outstanding, however many notifications. */
+    private final AtomicBoolean wakeRequested = new AtomicBoolean();
+
+    @Resource
+    SessionContext context;
+
+    @Resource
+    ManagedThreadFactory threads;
+
+    @Resource(lookup = "jdbc/durability")
+    DataSource dataSource;
+
+    @Inject
+    ServiceConfig service;
+
+    private StagingNotifications notifications;
+
     /** The last problem logged at WARNING; repeats of it go to FINE, so an outage is one line, not one a second. */
     private volatile String lastProblem;
 
@@ -97,6 +122,21 @@ public class OutboxDrainTimer {
     void schedule() {
         long interval = config.pollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("durability-outbox-drain", false));
+        if (config.listenNotify()) {
+            OutboxDrainTimer self = context.getBusinessObject(OutboxDrainTimer.class);
+            notifications = new StagingNotifications(dataSource, service.schema(), service.instanceName(), self::wake);
+            threads.newThread(notifications).start();
+        }
+    }
+
+    /**
+     * Drains now: events were staged (a notification arrived). A tick already running takes them, or the
+     * tick it schedules when it ends does; at most one wake-up timer is outstanding.
+     */
+    public void wake() {
+        if (wakeRequested.compareAndSet(false, true)) {
+            timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-wake", false));
+        }
     }
 
     /**
@@ -105,6 +145,9 @@ public class OutboxDrainTimer {
      */
     @PreDestroy
     void stop() {
+        if (notifications != null) {
+            notifications.stop();
+        }
         publisher.close();
         broker.close();
     }
@@ -114,6 +157,8 @@ public class OutboxDrainTimer {
         if (!draining.compareAndSet(false, true)) {
             return;
         }
+        // From here on this tick sees whatever was staged before: a wake-up arriving later schedules another.
+        wakeRequested.set(false);
         DrainLoop.Next next = DrainLoop.Next.STOP;
         try {
             next = drain();
@@ -125,7 +170,7 @@ public class OutboxDrainTimer {
             metrics.tickEnded();
             draining.set(false);
         }
-        if (next == DrainLoop.Next.CONTINUE_IN_NEW_TICK) {
+        if (next == DrainLoop.Next.CONTINUE_IN_NEW_TICK || wakeRequested.get()) {
             // Scheduled only after this tick let go, or the continuation could find it still running and skip.
             timers.createSingleActionTimer(0, new TimerConfig("durability-outbox-drain-continuation", false));
         }

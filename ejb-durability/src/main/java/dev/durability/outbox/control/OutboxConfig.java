@@ -21,6 +21,7 @@ public class OutboxConfig {
     static final String CLAIM_MAX_BYTES = "durability.outbox.claim-max-bytes";
     static final String STATEMENT_TIMEOUT = "durability.outbox.statement-timeout-ms";
     static final String STAMP_TIMEOUT = "durability.outbox.stamp-timeout-ms";
+    static final String LISTEN_NOTIFY = "durability.outbox.listen-notify";
 
     /**
      * RabbitMQ 4 refuses messages over 16 MiB by default ({@code max_message_size}); the published text
@@ -76,6 +77,10 @@ public class OutboxConfig {
     @Inject
     @ConfigProperty(name = STAMP_TIMEOUT)
     long stampTimeoutMillis;
+
+    @Inject
+    @ConfigProperty(name = LISTEN_NOTIFY)
+    boolean listenNotify;
 
     public void validate() {
         InvalidConfigurationException.checkRange(POLL_INTERVAL, pollIntervalMillis, 100, 3_600_000);
@@ -165,9 +170,18 @@ public class OutboxConfig {
         return pendingGraceSeconds;
     }
 
+    /**
+     * Whether the drain also wakes when events are staged (a LISTEN connection per server), instead of only
+     * on its poll interval (docs/decisions/0029-listen-notify-wake-up.md).
+     */
+    public boolean listenNotify() {
+        return listenNotify;
+    }
+
     @Override
     public String toString() {
-        return "outbox poll " + pollIntervalMillis + " ms, batch " + batchSize + ", lease " + leaseSeconds
+        return "outbox poll " + pollIntervalMillis + (listenNotify ? " ms and on staging" : " ms") + ", batch "
+                + batchSize + ", lease " + leaseSeconds
                 + " s, tick budget " + tickBudgetMillis + " ms, confirm timeout " + confirmTimeoutMillis
                 + " ms, backoff " + backoffInitialMillis + ".." + backoffMaxMillis + " ms, claim bound " + claimMaxBytes
                 + " bytes, statement timeout " + statementTimeoutMillis + " ms, stamp timeout " + stampTimeoutMillis

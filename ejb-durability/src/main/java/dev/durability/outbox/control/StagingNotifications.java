@@ -1,0 +1,109 @@
+package dev.durability.outbox.control;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Holds this server's LISTEN connection for the outbox's staging notifications and wakes the drain when
+ * one arrives (docs/decisions/0029-listen-notify-wake-up.md). Runs on a thread of its own until stopped;
+ * a lost connection is reopened with backoff, and every (re)connect wakes the drain once, for what was
+ * staged while nobody listened. The poll interval stays the fallback.
+ */
+public final class StagingNotifications implements Runnable {
+    private static final Logger LOG = Logger.getLogger(StagingNotifications.class.getName());
+    private static final int WAIT_MILLIS = 1_000;
+    private static final long MOST_BACKOFF_MILLIS = 30_000;
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final String applicationName;
+    private final Runnable wake;
+    private volatile boolean stopped;
+    private volatile Connection current;
+
+    /**
+     * @param schema   the outbox's schema, which names the channel (a lower-case identifier, checked at start-up)
+     * @param instance this server's instance name, which names its LISTEN connection in pg_stat_activity
+     */
+    public StagingNotifications(DataSource dataSource, String schema, String instance, Runnable wake) {
+        this.dataSource = dataSource;
+        this.channel = "durability_outbox_" + schema;
+        this.applicationName = "durability-listen " + instance;
+        this.wake = wake;
+    }
+
+    @Override
+    public void run() {
+        long backoff = 1_000;
+        boolean failing = false;
+        while (!stopped) {
+            try (Connection connection = dataSource.getConnection()) {
+                current = connection;
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("SET application_name = '" + applicationName + "'");
+                    statement.execute("LISTEN " + channel);
+                }
+                PGConnection notifications = connection.unwrap(PGConnection.class);
+                if (failing) {
+                    LOG.info("Outbox staging notifications received again");
+                    failing = false;
+                }
+                backoff = 1_000;
+                wake.run();
+                while (!stopped) {
+                    PGNotification[] received = notifications.getNotifications(WAIT_MILLIS);
+                    if (received != null && received.length > 0) {
+                        wake.run();
+                    }
+                }
+                unlisten(connection);
+            } catch (SQLException | RuntimeException e) {
+                if (stopped) {
+                    return;
+                }
+                LOG.log(
+                        failing ? Level.FINE : Level.WARNING,
+                        "Outbox staging notifications lost; the drain polls meanwhile, listening again in " + backoff
+                                + " ms: " + e);
+                failing = true;
+                if (!sleep(backoff)) {
+                    return;
+                }
+                backoff = Math.min(backoff * 2, MOST_BACKOFF_MILLIS);
+            } finally {
+                current = null;
+            }
+        }
+    }
+
+    /** Stops listening; the thread ends within a second. */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** Gives the connection back to the pool as it was lent: listening to nothing, named as the pool names it. */
+    private static void unlisten(Connection connection) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("UNLISTEN *");
+            statement.execute("RESET application_name");
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "UNLISTEN failed", e);
+        }
+    }
+
+    private boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
