@@ -40,6 +40,16 @@ public final class StagingNotifications implements Runnable {
 
     @Override
     public void run() {
+        try {
+            listen();
+        } catch (LinkageError e) {
+            // org.postgresql is not visible to the application: server.xml does not share the driver's library.
+            LOG.warning(() -> "Outbox staging notifications unavailable, the drain only polls: the application cannot "
+                    + "see the PostgreSQL driver (" + e + "); share it with <classloader commonLibraryRef=\"...\"/>");
+        }
+    }
+
+    private void listen() {
         long backoff = 1_000;
         boolean failing = false;
         while (!stopped) {
