@@ -280,7 +280,6 @@ class InboxListenerIT {
         ConsumerDeclaration consumer = declaration("ack", InboxConsumer.QueueType.CLASSIC, 0);
         AtomicReference<Channel> current = new AtomicReference<>();
         // Every handler call drops the channel under the listener: the delivery commits, its ack fails.
-        java.util.Set<UUID> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
         AtomicInteger reopened = new AtomicInteger();
         ScriptedHandler handler = new ScriptedHandler(consumer.queue(), effects, 0, false, () -> {
             try {
@@ -322,9 +321,7 @@ class InboxListenerIT {
             assertThat(effectCount(consumer.queue(), event.id()))
                     .as("effect of %s", event.id())
                     .isEqualTo(1);
-            seen.add(event.id());
         }
-        assertThat(seen).hasSize(100);
         assertThat(counter("durability_inbox_dedup_hits", consumer.queue())).isGreaterThanOrEqualTo(100);
     }
 

@@ -127,9 +127,6 @@ public final class DeadLetterListener extends DefaultConsumer {
                 String state = sql.getSQLState();
                 return state.startsWith("22") || state.startsWith("23");
             }
-            if (cause.getCause() == cause) {
-                break;
-            }
         }
         return false;
     }

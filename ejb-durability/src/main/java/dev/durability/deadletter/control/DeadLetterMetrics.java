@@ -1,8 +1,12 @@
 package dev.durability.deadletter.control;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
+import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
@@ -27,26 +31,36 @@ public class DeadLetterMetrics {
     @Inject
     MetricRegistry registry;
 
+    private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
+    private Counter thresholdsExceeded;
+
+    /** Registered once: a dead letter should not pay for building metadata. */
+    @PostConstruct
+    void register() {
+        Metadata outcome = Metadata.builder()
+                .withName("durability_dlq_outcomes")
+                .withDescription(
+                        "Deliveries from the dead-letter queue by outcome: recorded, duplicate, quarantined, parked")
+                .withUnit(MetricUnits.NONE)
+                .build();
+        for (Outcome value : Outcome.values()) {
+            outcomes.put(
+                    value,
+                    registry.counter(outcome, new Tag("outcome", value.name().toLowerCase(Locale.ROOT))));
+        }
+        thresholdsExceeded = registry.counter(Metadata.builder()
+                .withName("durability_dlq_threshold_exceeded")
+                .withDescription("dlq.threshold_exceeded events staged: an event type's dead letters crossed "
+                        + "durability.dead-letter.threshold inside the window")
+                .withUnit(MetricUnits.NONE)
+                .build());
+    }
+
     public void outcome(Outcome outcome) {
-        registry.counter(
-                        Metadata.builder()
-                                .withName("durability_dlq_outcomes")
-                                .withDescription(
-                                        "Deliveries from the dead-letter queue by outcome: recorded, duplicate, "
-                                                + "quarantined, parked")
-                                .withUnit(MetricUnits.NONE)
-                                .build(),
-                        new Tag("outcome", outcome.name().toLowerCase(Locale.ROOT)))
-                .inc();
+        outcomes.get(outcome).inc();
     }
 
     public void thresholdExceeded() {
-        registry.counter(Metadata.builder()
-                        .withName("durability_dlq_threshold_exceeded")
-                        .withDescription("dlq.threshold_exceeded events staged: an event type's dead letters crossed "
-                                + "durability.dead-letter.threshold inside the window")
-                        .withUnit(MetricUnits.NONE)
-                        .build())
-                .inc();
+        thresholdsExceeded.inc();
     }
 }

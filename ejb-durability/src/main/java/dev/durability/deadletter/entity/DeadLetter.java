@@ -101,16 +101,4 @@ public class DeadLetter {
     private OffsetDateTime dlqReceivedAt;
 
     protected DeadLetter() {}
-
-    public Long id() {
-        return id;
-    }
-
-    public String eventType() {
-        return eventType;
-    }
-
-    public String reason() {
-        return reason;
-    }
 }

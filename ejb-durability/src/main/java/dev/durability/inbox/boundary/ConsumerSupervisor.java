@@ -38,10 +38,11 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -176,12 +177,8 @@ public class ConsumerSupervisor {
     @PreDestroy
     synchronized void stop() {
         stopping = true;
-        sends.values()
-                .forEach(list -> List.of(list).forEach(send -> {
-                    if (send != null) {
-                        send.close();
-                    }
-                }));
+        // Slots that never opened a channel hold no send (List.of would refuse their nulls).
+        sends.values().stream().flatMap(Arrays::stream).filter(Objects::nonNull).forEach(ConfirmedSend::close);
         if (connection != null) {
             connection.abort(2_000);
         }

@@ -138,9 +138,6 @@ public class InboxTransactions {
             if (cause.getMessage() != null) {
                 text.append(": ").append(cause.getMessage());
             }
-            if (cause.getCause() == cause) {
-                break;
-            }
         }
         String bounded = text.length() > MAX_ERROR ? text.substring(0, MAX_ERROR) + "..." : text.toString();
         return bounded.replace('\u0000', '\uFFFD');

@@ -87,9 +87,6 @@ public record ConsumerDeclaration(
                     return true;
                 }
             }
-            if (cause.getCause() == cause) {
-                break;
-            }
         }
         return false;
     }

@@ -112,18 +112,6 @@ public class InboxEntry {
 
     protected InboxEntry() {}
 
-    public Key key() {
-        return key;
-    }
-
-    public int attempts() {
-        return attempts;
-    }
-
-    public OffsetDateTime processedAt() {
-        return processedAt;
-    }
-
     /** (consumer queue, envelope id): one envelope reaching two consumers is two rows. */
     @Embeddable
     public static class Key implements Serializable {

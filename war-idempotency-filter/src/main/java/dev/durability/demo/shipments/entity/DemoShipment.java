@@ -42,12 +42,4 @@ public class DemoShipment {
     protected DemoShipment() {
         // for JPA
     }
-
-    public UUID id() {
-        return id;
-    }
-
-    public UUID orderId() {
-        return orderId;
-    }
 }
