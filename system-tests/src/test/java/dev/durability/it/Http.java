@@ -9,14 +9,27 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 
-/** A small HTTP client for the servers under test. */
+/**
+ * A small HTTP client for the servers under test. Calls of the orders API ({@code /api}) are made as the demo
+ * user {@value #USER}, one of the reference deployment's development users.
+ */
 final class Http {
+    static final String USER = "ada";
+    static final String OTHER_USER = "grace";
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private Http() {}
+
+    /** The {@code Authorization} value of a demo user (password {@code <name>-demo}). */
+    static String basic(String user) {
+        return "Basic "
+                + Base64.getEncoder().encodeToString((user + ":" + user + "-demo").getBytes(StandardCharsets.UTF_8));
+    }
 
     static HttpResponse<String> postJson(URI server, String path, String json) {
         return send(HttpRequest.newBuilder(server.resolve(path))
@@ -71,7 +84,13 @@ final class Http {
                 .orElse(0.0);
     }
 
-    private static HttpResponse<String> send(HttpRequest request) {
+    static HttpResponse<String> send(HttpRequest request) {
+        if (request.uri().getPath().startsWith("/api")
+                && request.headers().firstValue("Authorization").isEmpty()) {
+            HttpRequest.Builder authenticated =
+                    HttpRequest.newBuilder(request, (name, value) -> true).header("Authorization", basic(USER));
+            request = authenticated.build();
+        }
         try {
             return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {

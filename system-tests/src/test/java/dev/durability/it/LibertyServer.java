@@ -51,6 +51,9 @@ final class LibertyServer implements AutoCloseable {
         for (String folder : List.of("apps", "jdbc")) {
             copyRecursively(main.resolve(folder), server.directory.resolve(folder));
         }
+        Path users = Path.of("configDropins", "overrides", "demo-users.xml");
+        Files.createDirectories(server.directory.resolve(users).getParent());
+        Files.copy(main.resolve(users), server.directory.resolve(users));
         Map<String, String> merged = new LinkedHashMap<>();
         for (String line : Files.readAllLines(main.resolve("server.env"))) {
             int eq = line.indexOf('=');

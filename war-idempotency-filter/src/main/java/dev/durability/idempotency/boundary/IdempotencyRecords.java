@@ -1,0 +1,192 @@
+package dev.durability.idempotency.boundary;
+
+import dev.durability.idempotency.control.CacheKey;
+import dev.durability.idempotency.entity.ClaimOutcome;
+import dev.durability.idempotency.entity.StoredResponse;
+import jakarta.annotation.Resource;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * Claims and finalizes {@code idempotency_responses} rows, each call in a transaction of its own: a claim is
+ * committed before the handler runs, so every instance sees it, and a finalize never rides on the handler's
+ * transaction. Plain JDBC on the library's data source: the filter serves any WAR of the application, none of
+ * which need a persistence unit for it (docs/decisions/0030-idempotency-records.md).
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+public class IdempotencyRecords {
+    // A claim takes the row when it is new, expired, failed or abandoned (its claim ran out), the last two only
+    // for the same body; otherwise the row stays as it is and no row comes back.
+    private static final String CLAIM = """
+            INSERT INTO idempotency_responses AS r (cache_key, body_fingerprint, state, claim_generation, method,
+                path, claimed_at, claim_expires_at, expires_at)
+            VALUES (?, ?, 'processing', 1, ?, ?, now(), now() + ? * interval '1 millisecond',
+                now() + ? * interval '1 second')
+            ON CONFLICT (cache_key) DO UPDATE SET
+                body_fingerprint = EXCLUDED.body_fingerprint,
+                state = 'processing',
+                claim_generation = r.claim_generation + 1,
+                method = EXCLUDED.method,
+                path = EXCLUDED.path,
+                created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END,
+                claimed_at = now(),
+                claim_expires_at = EXCLUDED.claim_expires_at,
+                expires_at = EXCLUDED.expires_at,
+                finalized_at = NULL,
+                response_status = NULL,
+                response_headers = NULL,
+                response_body = NULL,
+                body_omitted = false
+            WHERE r.expires_at <= now()
+               OR (r.body_fingerprint = EXCLUDED.body_fingerprint
+                   AND (r.state = 'failed' OR (r.state = 'processing' AND r.claim_expires_at <= now())))
+            RETURNING claim_generation
+            """;
+    private static final String FIND = """
+            SELECT state, body_fingerprint = ? AS same_body, expires_at <= now() AS expired,
+                   GREATEST(0, ceil(extract(epoch FROM claim_expires_at - now()) * 1000))::bigint AS claim_left_ms,
+                   response_status, response_headers::text, response_body, body_omitted
+              FROM idempotency_responses WHERE cache_key = ?
+            """;
+    private static final String SUCCEED = """
+            UPDATE idempotency_responses
+               SET state = 'succeeded', finalized_at = now(), response_status = ?, response_headers = ?::jsonb,
+                   response_body = ?, body_omitted = ?
+             WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
+            """;
+    private static final String FAIL = """
+            UPDATE idempotency_responses SET state = 'failed', finalized_at = now(), response_status = ?
+             WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
+            """;
+    // A row that changed between the claim and the look-up (finalized, expired, pruned) is claimed again; more
+    // rounds than this mean other requests keep racing for the key, and the caller is told to come back.
+    private static final int CLAIM_ROUNDS = 3;
+
+    @Resource(lookup = "jdbc/durability")
+    DataSource dataSource;
+
+    /**
+     * Takes the key for a request, or says why it cannot run: another request holds it, it was used for
+     * another body, or a request with it succeeded.
+     */
+    public ClaimOutcome claim(
+            CacheKey key, byte[] bodyFingerprint, String method, String path, Duration claimTimeout, Duration expiry) {
+        try (Connection connection = dataSource.getConnection()) {
+            for (int round = 0; round < CLAIM_ROUNDS; round++) {
+                try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+                    claim.setBytes(1, key.sha256());
+                    claim.setBytes(2, bodyFingerprint);
+                    claim.setString(3, method);
+                    claim.setString(4, path);
+                    claim.setLong(5, claimTimeout.toMillis());
+                    claim.setLong(6, expiry.toSeconds());
+                    try (ResultSet claimed = claim.executeQuery()) {
+                        if (claimed.next()) {
+                            return new ClaimOutcome.Claimed(claimed.getLong(1));
+                        }
+                    }
+                }
+                try (PreparedStatement find = connection.prepareStatement(FIND)) {
+                    find.setBytes(1, bodyFingerprint);
+                    find.setBytes(2, key.sha256());
+                    try (ResultSet row = find.executeQuery()) {
+                        if (!row.next() || row.getBoolean("expired")) {
+                            continue;
+                        }
+                        if (!row.getBoolean("same_body")) {
+                            return new ClaimOutcome.BodyMismatch();
+                        }
+                        Duration claimLeft = Duration.ofMillis(row.getLong("claim_left_ms"));
+                        switch (row.getString("state")) {
+                            case "succeeded" -> {
+                                return new ClaimOutcome.Completed(stored(row));
+                            }
+                            case "processing" -> {
+                                if (!claimLeft.isZero()) {
+                                    return new ClaimOutcome.InProgress(claimLeft);
+                                }
+                            }
+                            default -> {
+                                // failed, or a claim that ran out since the insert: take it next round
+                            }
+                        }
+                    }
+                }
+            }
+            return new ClaimOutcome.InProgress(Duration.ofSeconds(1));
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not claim an idempotency key: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Records the handler's 2xx answer, if the request still holds its claim.
+     *
+     * @return false when a newer claim took the key (this request outlived its claim): nothing was changed
+     */
+    public boolean succeed(CacheKey key, long generation, StoredResponse response) {
+        JsonArrayBuilder headers = Json.createArrayBuilder();
+        for (Map.Entry<String, String> header : response.headers()) {
+            headers.add(Json.createArrayBuilder().add(header.getKey()).add(header.getValue()));
+        }
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement succeed = connection.prepareStatement(SUCCEED)) {
+            succeed.setInt(1, response.status());
+            succeed.setString(2, headers.build().toString());
+            succeed.setBytes(3, response.body());
+            succeed.setBoolean(4, response.bodyOmitted());
+            succeed.setBytes(5, key.sha256());
+            succeed.setLong(6, generation);
+            return succeed.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not record a keyed request's answer: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Marks the request failed (its answer was not 2xx, or it threw before answering), so a retry with the key
+     * runs again, if the request still holds its claim.
+     *
+     * @return false when a newer claim took the key: nothing was changed
+     */
+    public boolean fail(CacheKey key, long generation, int status) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement fail = connection.prepareStatement(FAIL)) {
+            fail.setInt(1, status);
+            fail.setBytes(2, key.sha256());
+            fail.setLong(3, generation);
+            return fail.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not record a keyed request's failure: " + e.getMessage(), e);
+        }
+    }
+
+    private static StoredResponse stored(ResultSet row) throws SQLException {
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        try (var reader = Json.createReader(new StringReader(row.getString("response_headers")))) {
+            for (JsonValue header : reader.readArray()) {
+                JsonArray pair = header.asJsonArray();
+                headers.add(Map.entry(pair.getString(0), pair.getString(1)));
+            }
+        }
+        boolean omitted = row.getBoolean("body_omitted");
+        return new StoredResponse(
+                row.getInt("response_status"), headers, omitted ? null : row.getBytes("response_body"), omitted);
+    }
+}

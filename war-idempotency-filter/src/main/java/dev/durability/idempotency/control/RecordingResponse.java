@@ -1,0 +1,175 @@
+package dev.durability.idempotency.control;
+
+import dev.durability.idempotency.entity.StoredResponse;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The handler's response as it goes to the client: every byte is passed on at once (a large body is
+ * streamed, never held back) and copied up to a cap. Over the cap, or when a write to the client fails, the
+ * copy is dropped and only the status and headers can be kept.
+ */
+public final class RecordingResponse extends HttpServletResponseWrapper {
+    private final int maxBytes;
+    private ByteArrayOutputStream copy = new ByteArrayOutputStream();
+    private boolean incomplete;
+    private ServletOutputStream stream;
+    private PrintWriter writer;
+
+    public RecordingResponse(HttpServletResponse response, int maxBytes) {
+        super(response);
+        this.maxBytes = maxBytes;
+    }
+
+    @Override
+    public ServletOutputStream getOutputStream() throws IOException {
+        if (writer != null) {
+            throw new IllegalStateException("getWriter() was already called on this response");
+        }
+        if (stream == null) {
+            stream = new Tee(super.getOutputStream());
+        }
+        return stream;
+    }
+
+    @Override
+    public PrintWriter getWriter() throws IOException {
+        if (writer == null) {
+            if (stream != null) {
+                throw new IllegalStateException("getOutputStream() was already called on this response");
+            }
+            stream = new Tee(super.getOutputStream());
+            writer = new PrintWriter(new OutputStreamWriter(stream, Charset.forName(getCharacterEncoding())));
+        }
+        return writer;
+    }
+
+    @Override
+    public void flushBuffer() throws IOException {
+        if (writer != null) {
+            writer.flush();
+        }
+        super.flushBuffer();
+    }
+
+    @Override
+    public void resetBuffer() {
+        super.resetBuffer();
+        restart();
+    }
+
+    @Override
+    public void reset() {
+        super.reset();
+        restart();
+    }
+
+    /** Pushes out what the handler's writer still buffers; called once the handler returned. */
+    public void finish() {
+        if (writer != null) {
+            writer.flush();
+            if (writer.checkError()) {
+                incomplete = true;
+            }
+        }
+    }
+
+    /** The 2xx answer as a replay may serve it: the headers the policy keeps, and the body if it was kept whole. */
+    public StoredResponse stored(Predicate<String> replayedHeader) {
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        String contentType = getContentType();
+        if (contentType != null && replayedHeader.test("Content-Type")) {
+            headers.add(Map.entry("Content-Type", contentType));
+        }
+        for (String name : getHeaderNames()) {
+            if (!name.equalsIgnoreCase("Content-Type") && replayedHeader.test(name)) {
+                for (String value : getHeaders(name)) {
+                    headers.add(Map.entry(name, value));
+                }
+            }
+        }
+        boolean whole = copy != null && !incomplete;
+        return new StoredResponse(getStatus(), headers, whole ? copy.toByteArray() : null, !whole);
+    }
+
+    private void restart() {
+        if (!isCommitted()) {
+            copy = new ByteArrayOutputStream();
+        }
+    }
+
+    private void copied(byte[] bytes, int offset, int length) {
+        if (copy != null) {
+            if (copy.size() + length > maxBytes) {
+                copy = null; // over the cap: only the status and headers will be kept
+            } else {
+                copy.write(bytes, offset, length);
+            }
+        }
+    }
+
+    private final class Tee extends ServletOutputStream {
+        private final ServletOutputStream client;
+
+        Tee(ServletOutputStream client) {
+            this.client = client;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            try {
+                client.write(bytes, offset, length);
+            } catch (IOException | RuntimeException e) {
+                incomplete = true;
+                throw e;
+            }
+            copied(bytes, offset, length);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                client.flush();
+            } catch (IOException | RuntimeException e) {
+                incomplete = true;
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                client.close();
+            } catch (IOException | RuntimeException e) {
+                incomplete = true;
+                throw e;
+            }
+        }
+
+        @Override
+        public boolean isReady() {
+            return client.isReady();
+        }
+
+        @Override
+        public void setWriteListener(WriteListener listener) {
+            client.setWriteListener(listener);
+        }
+    }
+}
