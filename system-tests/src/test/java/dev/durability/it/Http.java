@@ -74,6 +74,15 @@ final class Http {
                 .orElse(0.0);
     }
 
+    /** The sum of every sample of {@code name} on {@code /metrics}, whatever its labels (0 when there is none). */
+    static double metricSum(URI server, String name) {
+        String text = get(server, "/metrics").body();
+        return text.lines()
+                .filter(line -> line.startsWith(name + "{") || line.startsWith(name + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
     /** The value of the sample of {@code name} whose labels include {@code label} (e.g. {@code queue="x"}), or 0. */
     static double metric(URI server, String name, String label) {
         String text = get(server, "/metrics").body();

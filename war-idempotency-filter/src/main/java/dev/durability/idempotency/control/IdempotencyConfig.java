@@ -15,8 +15,8 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The idempotency filter's knobs, {@code durability.idempotency.*}; defaults in this module's
- * {@code META-INF/microprofile-config.properties}. Checked when the web module starts: a bad value stops it
+ * The idempotency filter's knobs, {@code durability.idempotency.*}; defaults in ejb-durability's
+ * {@code META-INF/microprofile-config.properties}, which every EAR using the filter holds. Checked when the web module starts: a bad value stops it
  * with a message naming the key.
  */
 @ApplicationScoped

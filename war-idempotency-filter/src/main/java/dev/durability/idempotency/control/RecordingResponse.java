@@ -32,6 +32,44 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
         this.maxBytes = maxBytes;
     }
 
+    // A declared length would let the container end the exchange with the handler's last byte, before the
+    // outcome is recorded, and a client retrying at once would meet the claim (409) instead of the replay.
+    // Without it the container ends the response after the filter returns: chunked, or measured when it fits
+    // the container's buffer.
+    @Override
+    public void setContentLength(int length) {}
+
+    @Override
+    public void setContentLengthLong(long length) {}
+
+    @Override
+    public void setHeader(String name, String value) {
+        if (!name.equalsIgnoreCase("Content-Length")) {
+            super.setHeader(name, value);
+        }
+    }
+
+    @Override
+    public void addHeader(String name, String value) {
+        if (!name.equalsIgnoreCase("Content-Length")) {
+            super.addHeader(name, value);
+        }
+    }
+
+    @Override
+    public void setIntHeader(String name, int value) {
+        if (!name.equalsIgnoreCase("Content-Length")) {
+            super.setIntHeader(name, value);
+        }
+    }
+
+    @Override
+    public void addIntHeader(String name, int value) {
+        if (!name.equalsIgnoreCase("Content-Length")) {
+            super.addIntHeader(name, value);
+        }
+    }
+
     @Override
     public ServletOutputStream getOutputStream() throws IOException {
         if (writer != null) {

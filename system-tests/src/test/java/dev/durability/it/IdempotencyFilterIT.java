@@ -1,0 +1,316 @@
+package dev.durability.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durability.config.control.InvalidConfigurationException;
+import dev.durability.idempotency.boundary.IdempotencyFilter;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.EmptyAsset;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The idempotency filter as another WAR uses it (the published {@code -classes} jar in {@code WEB-INF/lib}),
+ * in front of a probe handler that answers with any size of body, fails, outlives its claim or sets cookies
+ * on request. Over HTTP, on the shared server, on the records table of the deployed EAR's schema.
+ */
+@ExtendWith(ArquillianExtension.class)
+class IdempotencyFilterIT {
+    private static final long CLAIM_TIMEOUT_MS = 2_000;
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @ArquillianResource
+    URL base;
+
+    private URI probe;
+
+    @Deployment(testable = false)
+    static WebArchive probe() {
+        return ShrinkWrap.create(WebArchive.class, "idempotency-probe.war")
+                .addClass(IdempotencyProbe.class)
+                .addClass(InvalidConfigurationException.class)
+                .addAsLibraries(jarOf(IdempotencyFilter.class))
+                .addAsResource(new StringAsset(configuration()), "META-INF/microprofile-config.properties")
+                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
+                .setWebXML(new StringAsset("""
+                        <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                          <security-constraint>
+                            <web-resource-collection>
+                              <web-resource-name>probe</web-resource-name>
+                              <url-pattern>/secured/*</url-pattern>
+                            </web-resource-collection>
+                            <auth-constraint><role-name>**</role-name></auth-constraint>
+                          </security-constraint>
+                          <login-config><auth-method>BASIC</auth-method></login-config>
+                        </web-app>
+                        """));
+    }
+
+    /** The library's idempotency defaults, with a short claim and one path that requires a key. */
+    private static String configuration() {
+        try (InputStream defaults = InvalidConfigurationException.class
+                .getClassLoader()
+                .getResourceAsStream("META-INF/microprofile-config.properties")) {
+            String library = new String(defaults.readAllBytes(), StandardCharsets.UTF_8);
+            return library.lines()
+                            .filter(line -> line.startsWith("durability.idempotency."))
+                            .filter(line -> !line.startsWith("durability.idempotency.claim-timeout-ms="))
+                            .collect(Collectors.joining("\n"))
+                    + "\ndurability.idempotency.claim-timeout-ms=" + CLAIM_TIMEOUT_MS
+                    + "\ndurability.idempotency.required-paths=/secured/required/*\n";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @BeforeEach
+    void locateProbe() throws URISyntaxException {
+        probe = base.toURI();
+    }
+
+    @Test
+    void aResponseOverTheCapReachesTheLiveCallerWholeAndItsReplayIsAMarkedSentinel() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int bytes = 1536 * 1024;
+        double sentinels = Http.metricSum(Coordinates.mainServer(), "durability_idempotency_sentinels_total");
+
+        HttpResponse<byte[]> live = postBytes("secured/large?bytes=" + bytes, key, Http.USER);
+        HttpResponse<byte[]> replay = postBytes("secured/large?bytes=" + bytes, key, Http.USER);
+
+        assertThat(live.statusCode()).isEqualTo(200);
+        assertThat(live.body()).hasSize(bytes);
+        for (int i = 0; i < bytes; i += 4099) {
+            assertThat(live.body()[i]).as("byte %d", i).isEqualTo((byte) (i % 251));
+        }
+        assertThat(replay.statusCode()).isEqualTo(200);
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAY_BODY)).contains("omitted");
+        assertThat(replay.body()).isEmpty();
+        assertThat(runs(key)).as("the handler ran once").isEqualTo(1);
+        assertThat(Http.metricSum(Coordinates.mainServer(), "durability_idempotency_sentinels_total") - sentinels)
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void aResponseWithinTheCapIsReplayedByteForByte() {
+        String key = UUID.randomUUID().toString();
+        int bytes = 1024 * 1024;
+
+        HttpResponse<byte[]> live = postBytes("secured/large?bytes=" + bytes, key, Http.USER);
+        HttpResponse<byte[]> replay = postBytes("secured/large?bytes=" + bytes, key, Http.USER);
+
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAY_BODY)).isEmpty();
+        assertThat(replay.body()).isEqualTo(live.body()).hasSize(bytes);
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerThatFailedRunsAgainOnARetryAndItsSuccessIsReplayed() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> failed = post("secured/fail-first", key, Http.USER);
+        HttpResponse<String> retried = post("secured/fail-first", key, Http.USER);
+        HttpResponse<String> replayed = post("secured/fail-first", key, Http.USER);
+
+        assertThat(failed.statusCode()).isEqualTo(500);
+        assertThat(failed.headers().firstValue(IdempotencyFilter.REPLAYED)).isEmpty();
+        assertThat(retried.statusCode()).isEqualTo(201);
+        assertThat(retried.body()).isEqualTo("run 2");
+        assertThat(retried.headers().firstValue(IdempotencyFilter.REPLAYED)).isEmpty();
+        assertThat(replayed.body()).isEqualTo("run 2");
+        assertThat(replayed.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(runs(key)).isEqualTo(2);
+    }
+
+    @Test
+    void aSuccessWhoseClientLeftMidBodyIsNotRunAgain() throws Exception {
+        String key = UUID.randomUUID().toString();
+        try (RawHttp http = new RawHttp(probe)) {
+            http.head(
+                    "POST " + probe.getPath() + "secured/large?bytes=" + (64 * 1024 * 1024) + " HTTP/1.1",
+                    "Host: localhost",
+                    "Authorization: " + Http.basic(Http.USER),
+                    "Idempotency-Key: " + key,
+                    "Content-Length: 2");
+            http.out().write("{}".getBytes(StandardCharsets.US_ASCII));
+            assertThat(RawHttp.status(http.readHead())).isEqualTo(200);
+            assertThat(http.in().readNBytes(64 * 1024)).hasSize(64 * 1024);
+        } // the client leaves with most of the body unsent
+
+        HttpResponse<byte[]> retry = await("the first request finalized")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> postBytes("secured/large?bytes=" + (64 * 1024 * 1024), key, Http.USER),
+                        r -> r.statusCode() != 409);
+
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAY_BODY)).contains("omitted");
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerOutlivingItsClaimLosesTheKeyToTheNextRequestAndItsLateFinalizeChangesNothing() throws Exception {
+        String key = UUID.randomUUID().toString();
+        double fenced = Http.metricSum(Coordinates.mainServer(), "durability_idempotency_fenced_total");
+        String slow = "secured/slow-first?ms=" + (CLAIM_TIMEOUT_MS * 3);
+        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> post(slow, key, Http.USER));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs(key) == 1);
+
+        HttpResponse<String> whileClaimed = post(slow, key, Http.USER);
+        Thread.sleep(CLAIM_TIMEOUT_MS + 500); // the first request's claim runs out; it is still running
+        HttpResponse<String> second = post(slow, key, Http.USER);
+        HttpResponse<String> firstAnswer = first.get();
+        HttpResponse<String> replay = post(slow, key, Http.USER);
+
+        assertThat(whileClaimed.statusCode()).isEqualTo(409);
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(second.body()).isEqualTo("run 2");
+        assertThat(firstAnswer.statusCode())
+                .as("the live caller still gets its answer")
+                .isEqualTo(201);
+        assertThat(firstAnswer.body()).isEqualTo("run 1");
+        assertThat(replay.body())
+                .as("the record keeps the newer claim's answer")
+                .isEqualTo("run 2");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(runs(key)).isEqualTo(2);
+        assertThat(Http.metricSum(Coordinates.mainServer(), "durability_idempotency_fenced_total") - fenced)
+                .isEqualTo(1.0);
+        assertThat(claimGenerationOfNewestRecord("/secured/slow-first")).isEqualTo(2);
+    }
+
+    @Test
+    void cookiesCredentialsAndUnlistedHeadersAreNeverReplayed() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> first = post("secured/echo", key, Http.USER);
+        HttpResponse<String> replay = post("secured/echo", key, Http.USER);
+
+        assertThat(first.headers().allValues("Set-Cookie")).anyMatch(cookie -> cookie.startsWith("probe-session="));
+        assertThat(first.headers().firstValue("Authentication-Info")).isPresent();
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.body()).isEqualTo(first.body()).isEqualTo("run 1");
+        assertThat(replay.headers().firstValue("Location"))
+                .isEqualTo(first.headers().firstValue("Location"));
+        assertThat(replay.headers().firstValue("Content-Type"))
+                .isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(replay.headers().allValues("Set-Cookie")).noneMatch(cookie -> cookie.startsWith("probe-session="));
+        assertThat(replay.headers().firstValue("Authentication-Info")).isEmpty();
+        assertThat(replay.headers().firstValue("X-Probe")).isEmpty();
+    }
+
+    @Test
+    void anonymousRequestsPassThroughUntouched() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> first = post("open/echo", key, null);
+        HttpResponse<String> second = post("open/echo", key, null);
+
+        assertThat(first.body()).isEqualTo("run 1");
+        assertThat(second.body()).isEqualTo("run 2");
+        assertThat(second.headers().firstValue(IdempotencyFilter.REPLAYED)).isEmpty();
+    }
+
+    @Test
+    void aPathThatRequiresAKeyRefusesARequestWithoutOne() {
+        HttpResponse<String> without = post("secured/required/echo", null, Http.USER);
+        HttpResponse<String> with =
+                post("secured/required/echo", UUID.randomUUID().toString(), Http.USER);
+
+        assertThat(without.statusCode()).isEqualTo(400);
+        assertThat(Http.json(without).getString("type"))
+                .isEqualTo("https://durability.dev/problems/idempotency-key-missing");
+        assertThat(runs("")).as("the handler never ran without a key").isZero();
+        assertThat(with.statusCode()).isEqualTo(201);
+    }
+
+    private HttpResponse<String> post(String path, String key, String user) {
+        return send(request(path, key, user), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<byte[]> postBytes(String path, String key, String user) {
+        return send(request(path, key, user), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private HttpRequest request(String path, String key, String user) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(probe.resolve(path))
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"));
+        if (key != null) {
+            request.header("Idempotency-Key", key);
+        }
+        if (user != null) {
+            request.header("Authorization", Http.basic(user));
+        }
+        return request.build();
+    }
+
+    private int runs(String key) {
+        HttpResponse<String> runs = send(
+                HttpRequest.newBuilder(probe.resolve("runs?key=" + key)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        return Integer.parseInt(runs.body().strip());
+    }
+
+    private static long claimGenerationOfNewestRecord(String path) throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement("SELECT claim_generation FROM " + Coordinates.mainSchema()
+                        + ".idempotency_responses WHERE path = ? ORDER BY created_at DESC LIMIT 1")) {
+            s.setString(1, path);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> body) {
+        try {
+            return CLIENT.send(request, body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static File jarOf(Class<?> type) {
+        try {
+            return new File(
+                    type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
