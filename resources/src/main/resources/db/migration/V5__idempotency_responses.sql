@@ -4,8 +4,12 @@
 -- behind a load balancer answer a retry alike.
 --
 -- processing -> succeeded | failed. Every claim (the first, or a re-claim of a failed row or of an expired
--- claim) increments claim_generation, and a finalize changes the row only while it still holds the
--- generation it claimed, so a handler that outlived its claim can never overwrite a newer one.
+-- claim) takes a new claim_generation, and a finalize changes the row only while it still holds the
+-- generation it claimed, so a handler that outlived its claim can never overwrite a newer one. The
+-- generations come from one sequence, not a per-row counter: a row deleted by retention and inserted
+-- again never hands out a generation an older, still running handler holds.
+CREATE SEQUENCE idempotency_claim_generation;
+
 CREATE TABLE idempotency_responses (
     cache_key         bytea       PRIMARY KEY CHECK (length(cache_key) = 32),
     body_fingerprint  bytea       NOT NULL CHECK (length(body_fingerprint) = 32),

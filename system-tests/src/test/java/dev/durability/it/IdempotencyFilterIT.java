@@ -21,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
@@ -42,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(ArquillianExtension.class)
 class IdempotencyFilterIT {
-    private static final long CLAIM_TIMEOUT_MS = 2_000;
+    private static final long CLAIM_TIMEOUT_MS = 3_000;
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -182,17 +183,22 @@ class IdempotencyFilterIT {
     void aHandlerOutlivingItsClaimLosesTheKeyToTheNextRequestAndItsLateFinalizeChangesNothing() throws Exception {
         String key = UUID.randomUUID().toString();
         double fenced = Http.metricSum(Coordinates.mainServer(), "durability_idempotency_fenced_total");
-        String slow = "secured/slow-first?ms=" + (CLAIM_TIMEOUT_MS * 3);
-        CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> post(slow, key, Http.USER));
+        double conflicts = Http.metricSum(Coordinates.mainServer(), "durability_idempotency_conflicts_total");
+        CompletableFuture<HttpResponse<String>> first =
+                CompletableFuture.supplyAsync(() -> post("secured/held-first", key, Http.USER));
         await().atMost(Duration.ofSeconds(10)).until(() -> runs(key) == 1);
 
-        HttpResponse<String> whileClaimed = post(slow, key, Http.USER);
-        Thread.sleep(CLAIM_TIMEOUT_MS + 500); // the first request's claim runs out; it is still running
-        HttpResponse<String> second = post(slow, key, Http.USER);
+        HttpResponse<String> whileClaimed = post("secured/held-first", key, Http.USER);
+        await("the first request's claim ran out; it is still running")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> claimExpired("/secured/held-first"));
+        HttpResponse<String> second = post("secured/held-first", key, Http.USER);
+        release(key);
         HttpResponse<String> firstAnswer = first.get();
-        HttpResponse<String> replay = post(slow, key, Http.USER);
+        HttpResponse<String> replay = post("secured/held-first", key, Http.USER);
 
         assertThat(whileClaimed.statusCode()).isEqualTo(409);
+        assertThat(whileClaimed.headers().firstValue("Retry-After")).isPresent();
         assertThat(second.statusCode()).isEqualTo(201);
         assertThat(second.body()).isEqualTo("run 2");
         assertThat(firstAnswer.statusCode())
@@ -206,7 +212,51 @@ class IdempotencyFilterIT {
         assertThat(runs(key)).isEqualTo(2);
         assertThat(Http.metricSum(Coordinates.mainServer(), "durability_idempotency_fenced_total") - fenced)
                 .isEqualTo(1.0);
-        assertThat(claimGenerationOfNewestRecord("/secured/slow-first")).isEqualTo(2);
+        assertThat(Http.metricSum(Coordinates.mainServer(), "durability_idempotency_conflicts_total") - conflicts)
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void anAnswerCommittedBeforeTheHandlerFailedIsNotRunAgainAndItsPartialBodyIsNeverReplayedAsWhole() {
+        String key = UUID.randomUUID().toString();
+
+        post("secured/commit-then-fail", key, Http.USER);
+        HttpResponse<String> retry = post("secured/commit-then-fail", key, Http.USER);
+
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAY_BODY)).contains("omitted");
+        assertThat(retry.body()).isEmpty();
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
+    @Test
+    void anAsynchronousHandlersAnswerIsRecordedAndReplayed() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> first = post("secured/async", key, Http.USER);
+        HttpResponse<String> replay = post("secured/async", key, Http.USER);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.body()).isEqualTo("async run 1");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.body()).isEqualTo("async run 1");
+        assertThat(replay.headers().firstValue("Location"))
+                .isEqualTo(first.headers().firstValue("Location"));
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
+    @Test
+    void anAnswerWrittenThroughTheWriterIsReplayedInItsEncoding() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> first = post("secured/writer", key, Http.USER);
+        HttpResponse<String> replay = post("secured/writer", key, Http.USER);
+
+        assertThat(first.body()).isEqualTo("gr\u00fc\u00dfe \ud83d\ude00 run 1");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(runs(key)).isEqualTo(1);
     }
 
     @Test
@@ -244,12 +294,15 @@ class IdempotencyFilterIT {
     @Test
     void aPathThatRequiresAKeyRefusesARequestWithoutOne() {
         HttpResponse<String> without = post("secured/required/echo", null, Http.USER);
+        HttpResponse<String> otherSpelling = post("secured/required;v=1/echo", null, Http.USER);
         HttpResponse<String> with =
                 post("secured/required/echo", UUID.randomUUID().toString(), Http.USER);
 
-        assertThat(without.statusCode()).isEqualTo(400);
-        assertThat(Http.json(without).getString("type"))
-                .isEqualTo("https://durability.dev/problems/idempotency-key-missing");
+        for (HttpResponse<String> refused : List.of(without, otherSpelling)) {
+            assertThat(refused.statusCode()).isEqualTo(400);
+            assertThat(Http.json(refused).getString("type"))
+                    .isEqualTo("https://durability.dev/problems/idempotency-key-missing");
+        }
         assertThat(runs("")).as("the handler never ran without a key").isZero();
         assertThat(with.statusCode()).isEqualTo(201);
     }
@@ -282,14 +335,23 @@ class IdempotencyFilterIT {
         return Integer.parseInt(runs.body().strip());
     }
 
-    private static long claimGenerationOfNewestRecord(String path) throws SQLException {
+    private void release(String key) {
+        send(
+                HttpRequest.newBuilder(probe.resolve("release?key=" + key))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.discarding());
+    }
+
+    /** Whether the newest record of this path is still processing under a claim that ran out. */
+    private static boolean claimExpired(String path) throws SQLException {
         try (Connection c = OutboxTable.connect();
-                PreparedStatement s = c.prepareStatement("SELECT claim_generation FROM " + Coordinates.mainSchema()
-                        + ".idempotency_responses WHERE path = ? ORDER BY created_at DESC LIMIT 1")) {
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT state = 'processing' AND claim_expires_at < now() FROM " + Coordinates.mainSchema()
+                                + ".idempotency_responses WHERE path = ? ORDER BY created_at DESC LIMIT 1")) {
             s.setString(1, path);
             try (ResultSet rs = s.executeQuery()) {
-                assertThat(rs.next()).isTrue();
-                return rs.getLong(1);
+                return rs.next() && rs.getBoolean(1);
             }
         }
     }

@@ -9,6 +9,8 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,14 +18,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a body of any size, fail, take longer than a claim, set cookies. It counts its runs per Idempotency-Key, so
  * a test can tell a replay from a second run. Deployed by {@link IdempotencyFilterIT} only.
  */
-@WebServlet(urlPatterns = {"/secured/*", "/open/*", "/runs"})
+@WebServlet(
+        urlPatterns = {"/secured/*", "/open/*", "/runs", "/release"},
+        asyncSupported = true)
 public class IdempotencyProbe extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
+    /** {@code GET /runs?key=K}: how often a handler ran for key K; {@code GET /release?key=K}: lets a held one end. */
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        AtomicInteger count = runs.get(request.getParameter("key"));
+        String key = request.getParameter("key");
+        if (request.getServletPath().equals("/release")) {
+            latch(key).countDown();
+            response.setStatus(204);
+            return;
+        }
+        AtomicInteger count = runs.get(key);
         response.setContentType("text/plain");
         response.getWriter().print(count == null ? 0 : count.get());
     }
@@ -44,11 +56,40 @@ public class IdempotencyProbe extends HttpServlet {
                     text(response, 201, "run " + run);
                 }
             }
-            case "slow-first" -> {
+            case "held-first" -> {
                 if (run == 1) {
-                    sleep(Long.parseLong(request.getParameter("ms")));
+                    await(latch(key));
                 }
                 text(response, 201, "run " + run);
+            }
+            case "commit-then-fail" -> {
+                response.setStatus(201);
+                response.setContentType("text/plain");
+                response.getOutputStream().write(("run " + run + " begins").getBytes(StandardCharsets.UTF_8));
+                response.flushBuffer();
+                throw new IllegalStateException("the probe fails after committing its answer");
+            }
+            case "async" -> {
+                var async = request.startAsync();
+                async.start(() -> {
+                    try {
+                        async.getRequest().getInputStream().readAllBytes();
+                        HttpServletResponse asyncResponse = (HttpServletResponse) async.getResponse();
+                        asyncResponse.setHeader("Location", "/things/async-" + run);
+                        text(asyncResponse, 201, "async run " + run);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    } finally {
+                        async.complete();
+                    }
+                });
+            }
+            case "writer" -> {
+                response.setStatus(201);
+                response.setContentType("text/plain;charset=UTF-8");
+                try (var writer = response.getWriter()) {
+                    writer.print("gr\u00fc\u00dfe \ud83d\ude00 run " + run);
+                }
             }
             default -> {
                 response.addHeader("Set-Cookie", "probe-session=run" + run + "; Path=/; HttpOnly");
@@ -83,9 +124,13 @@ public class IdempotencyProbe extends HttpServlet {
         response.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void sleep(long millis) {
+    private CountDownLatch latch(String key) {
+        return held.computeIfAbsent(key, k -> new CountDownLatch(1));
+    }
+
+    private static void await(CountDownLatch latch) {
         try {
-            Thread.sleep(millis);
+            latch.await(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

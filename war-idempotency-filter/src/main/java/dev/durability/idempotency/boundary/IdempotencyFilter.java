@@ -68,7 +68,9 @@ public class IdempotencyFilter extends HttpFilter {
             return;
         }
         IdempotencyProblems problems = new IdempotencyProblems(config.policyUrl());
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        // As the container resolved it (decoded, without path parameters or empty segments), so that no
+        // spelling of a URI that reaches the same handler escapes a required key or shares no record.
+        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
         List<String> lines = Collections.list(request.getHeaders(IdempotencyKey.HEADER));
         if (lines.isEmpty()) {
             if (config.requiresKey(path)) {
@@ -96,13 +98,13 @@ public class IdempotencyFilter extends HttpFilter {
             return;
         }
         String subject = principal == null ? "" : principal.getName();
-        CacheKey cacheKey =
-                CacheKey.of(request.getMethod(), request.getRequestURI(), request.getQueryString(), subject, key);
+        CacheKey cacheKey = CacheKey.of(
+                request.getMethod(), request.getContextPath() + path, request.getQueryString(), subject, key);
         ClaimOutcome outcome;
         try {
             outcome = records.claim(
                     cacheKey,
-                    CacheKey.sha256(buffered.body()),
+                    buffered.fingerprint(),
                     request.getMethod(),
                     path,
                     config.claimTimeout(),
@@ -131,6 +133,7 @@ public class IdempotencyFilter extends HttpFilter {
             BufferedRequest request, HttpServletResponse response, FilterChain chain, CacheKey key, long generation)
             throws IOException, ServletException {
         RecordingResponse recording = new RecordingResponse(response, config.maxResponseBytes());
+        request.respondThrough(recording);
         Throwable failure = null;
         try {
             chain.doFilter(request, recording);
@@ -158,7 +161,7 @@ public class IdempotencyFilter extends HttpFilter {
         try {
             boolean held;
             if (succeeded) {
-                StoredResponse stored = recording.stored(config::replays);
+                StoredResponse stored = recording.stored(config::replays, failure != null);
                 held = records.succeed(key, generation, stored);
                 if (held && stored.bodyOmitted()) {
                     metrics.sentinel();

@@ -16,6 +16,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,12 +37,13 @@ public class IdempotencyRecords {
     private static final String CLAIM = """
             INSERT INTO idempotency_responses AS r (cache_key, body_fingerprint, state, claim_generation, method,
                 path, claimed_at, claim_expires_at, expires_at)
-            VALUES (?, ?, 'processing', 1, ?, ?, now(), now() + ? * interval '1 millisecond',
+            VALUES (?, ?, 'processing', nextval('idempotency_claim_generation'), ?, ?, now(),
+                now() + ? * interval '1 millisecond',
                 now() + ? * interval '1 second')
             ON CONFLICT (cache_key) DO UPDATE SET
                 body_fingerprint = EXCLUDED.body_fingerprint,
                 state = 'processing',
-                claim_generation = r.claim_generation + 1,
+                claim_generation = EXCLUDED.claim_generation,
                 method = EXCLUDED.method,
                 path = EXCLUDED.path,
                 created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END,
@@ -74,6 +76,11 @@ public class IdempotencyRecords {
             UPDATE idempotency_responses SET state = 'failed', finalized_at = now(), response_status = ?
              WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
             """;
+    // The claim need not wait for its own WAL flush: the handler's transaction commits after it, and
+    // PostgreSQL flushes the WAL in order, so whenever the handler's effects are durable the claim is too;
+    // a claim lost in a crash before that guarded nothing. The finalize is flushed: it is what tells a
+    // retry that the handler's effects exist.
+    private static final String CLAIM_WITHOUT_FLUSH = "SET LOCAL synchronous_commit = off";
     // A row that changed between the claim and the look-up (finalized, expired, pruned) is claimed again; more
     // rounds than this mean other requests keep racing for the key, and the caller is told to come back.
     private static final int CLAIM_ROUNDS = 3;
@@ -88,6 +95,9 @@ public class IdempotencyRecords {
     public ClaimOutcome claim(
             CacheKey key, byte[] bodyFingerprint, String method, String path, Duration claimTimeout, Duration expiry) {
         try (Connection connection = dataSource.getConnection()) {
+            try (Statement unflushed = connection.createStatement()) {
+                unflushed.execute(CLAIM_WITHOUT_FLUSH);
+            }
             for (int round = 0; round < CLAIM_ROUNDS; round++) {
                 try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
                     claim.setBytes(1, key.sha256());

@@ -1,7 +1,9 @@
 package dev.durability.idempotency.control;
 
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.BufferedReader;
@@ -25,7 +27,9 @@ import java.util.Map;
  */
 public final class BufferedRequest extends HttpServletRequestWrapper {
     private final byte[] body;
+    private final byte[] fingerprint;
     private Map<String, String[]> parameters;
+    private ServletResponse response;
 
     /** The body was longer than the cap: the filter stopped reading at the cap's first byte past it. */
     public static final class TooLarge extends Exception {
@@ -39,6 +43,7 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     private BufferedRequest(HttpServletRequest request, byte[] body) {
         super(request);
         this.body = body;
+        this.fingerprint = CacheKey.sha256(body);
     }
 
     /**
@@ -59,8 +64,21 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
         return new BufferedRequest(request, body);
     }
 
-    public byte[] body() {
-        return body.clone();
+    /** The SHA-256 of the body: a retry with the same key must send the same bytes. */
+    public byte[] fingerprint() {
+        return fingerprint.clone();
+    }
+
+    /** The response the handler writes to, so that an asynchronous handler writes through it too. */
+    public void respondThrough(ServletResponse response) {
+        this.response = response;
+    }
+
+    // The no-argument form would hand an asynchronous handler the original request (its body already read)
+    // and response (not recorded).
+    @Override
+    public AsyncContext startAsync() {
+        return response == null ? super.startAsync() : getRequest().startAsync(this, response);
     }
 
     @Override

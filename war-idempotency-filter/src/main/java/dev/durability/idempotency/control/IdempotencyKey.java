@@ -1,16 +1,23 @@
 package dev.durability.idempotency.control;
 
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The value of an {@code Idempotency-Key} header: the IETF draft's structured-field string
  * ({@code "8e03..."}, with {@code \"} and {@code \\} escapes), or the bare form many clients send. Inside,
  * 1 to 255 printable ASCII characters. The bare form has no quotes, commas or spaces: a comma separates
- * the values of a header sent twice, so quote a key that needs one.
+ * the values of a header sent twice, so quote a key that needs one. Parameters after a quoted key
+ * ({@code "k";a=1}) are allowed by the structured-field syntax and ignored.
  */
 public record IdempotencyKey(String value) {
     public static final String HEADER = "Idempotency-Key";
     public static final int MAX_LENGTH = 255;
+
+    // A structured-field item may carry parameters (RFC 8941 section 3.1.2); none is defined for this
+    // header, so they are checked for form and ignored.
+    private static final Pattern PARAMETERS = Pattern.compile(
+            "(;[ ]*[a-z*][a-z0-9_.*-]*(=(\"([\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\"\\\\])*\"|[!#$%&'*+.^_`|~:/0-9A-Za-z-]+|\\?[01]))?)*");
 
     /** Why a header was refused, in words a client can act on. */
     public static final class Invalid extends Exception {
@@ -30,7 +37,7 @@ public record IdempotencyKey(String value) {
         if (lines.size() != 1) {
             throw new Invalid("send the Idempotency-Key header once; this request has " + lines.size());
         }
-        String field = lines.get(0).strip();
+        String field = trimmed(lines.get(0));
         if (field.isEmpty()) {
             throw new Invalid("the Idempotency-Key header is empty; send 1 to " + MAX_LENGTH + " printable ASCII "
                     + "characters, best a random UUID");
@@ -58,7 +65,8 @@ public record IdempotencyKey(String value) {
                 }
                 key.append(field.charAt(++i));
             } else if (c == '"') {
-                if (i + 1 != field.length()) {
+                if (i + 1 != field.length()
+                        && !PARAMETERS.matcher(field.substring(i + 1)).matches()) {
                     throw new Invalid("the Idempotency-Key has text after its closing quote (position " + i
                             + "); send one quoted string");
                 }
@@ -68,6 +76,19 @@ public record IdempotencyKey(String value) {
             }
         }
         throw new Invalid("the Idempotency-Key opens a quote it never closes");
+    }
+
+    /** Only the field's optional whitespace (space and tab): any other character at either end is refused. */
+    private static String trimmed(String field) {
+        int start = 0;
+        int end = field.length();
+        while (start < end && (field.charAt(start) == ' ' || field.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (field.charAt(end - 1) == ' ' || field.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        return field.substring(start, end);
     }
 
     private static String bare(String field) throws Invalid {

@@ -7,8 +7,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +88,7 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
                 throw new IllegalStateException("getOutputStream() was already called on this response");
             }
             stream = new Tee(super.getOutputStream());
-            writer = new PrintWriter(new OutputStreamWriter(stream, Charset.forName(getCharacterEncoding())));
+            writer = new PrintWriter(new Encoding(stream, Charset.forName(getCharacterEncoding())));
         }
         return writer;
     }
@@ -111,20 +111,26 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
     public void reset() {
         super.reset();
         restart();
+        // As the container's own reset: the handler may choose the stream or the writer again.
+        stream = null;
+        writer = null;
     }
 
     /** Pushes out what the handler's writer still buffers; called once the handler returned. */
     public void finish() {
-        if (writer != null) {
-            writer.flush();
-            if (writer.checkError()) {
-                incomplete = true;
-            }
+        // checkError flushes a writer the handler left open and reports a failed write; unlike flush(), it
+        // does not count the handler's own close as one.
+        if (writer != null && writer.checkError()) {
+            incomplete = true;
         }
     }
 
-    /** The 2xx answer as a replay may serve it: the headers the policy keeps, and the body if it was kept whole. */
-    public StoredResponse stored(Predicate<String> replayedHeader) {
+    /**
+     * The 2xx answer as a replay may serve it: the headers the policy keeps, and the body if it was kept whole.
+     *
+     * @param failed whether the handler failed after committing its answer: what was copied is only a part
+     */
+    public StoredResponse stored(Predicate<String> replayedHeader, boolean failed) {
         List<Map.Entry<String, String>> headers = new ArrayList<>();
         String contentType = getContentType();
         if (contentType != null && replayedHeader.test("Content-Type")) {
@@ -137,7 +143,7 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
                 }
             }
         }
-        boolean whole = copy != null && !incomplete;
+        boolean whole = copy != null && !incomplete && !failed;
         return new StoredResponse(getStatus(), headers, whole ? copy.toByteArray() : null, !whole);
     }
 
@@ -154,6 +160,50 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
             } else {
                 copy.write(bytes, offset, length);
             }
+        }
+    }
+
+    /**
+     * The handler's characters, encoded at once into the tee: nothing waits in a buffer of its own that a
+     * reset could not discard. Only a high surrogate waits for its low half.
+     */
+    private static final class Encoding extends Writer {
+        private final ServletOutputStream bytes;
+        private final Charset charset;
+        private char pendingHigh;
+
+        Encoding(ServletOutputStream bytes, Charset charset) {
+            this.bytes = bytes;
+            this.charset = charset;
+        }
+
+        @Override
+        public void write(char[] chars, int offset, int length) throws IOException {
+            if (length == 0) {
+                return;
+            }
+            StringBuilder text = new StringBuilder(length + 1);
+            if (pendingHigh != 0) {
+                text.append(pendingHigh);
+                pendingHigh = 0;
+            }
+            text.append(chars, offset, length);
+            char last = text.charAt(text.length() - 1);
+            if (Character.isHighSurrogate(last)) {
+                pendingHigh = last;
+                text.setLength(text.length() - 1);
+            }
+            bytes.write(text.toString().getBytes(charset));
+        }
+
+        @Override
+        public void flush() throws IOException {
+            bytes.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
         }
     }
 
@@ -190,14 +240,11 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
             }
         }
 
+        // Flushes only: closing the container's stream would end the exchange before the outcome is
+        // recorded (the container closes it once the filter returned).
         @Override
         public void close() throws IOException {
-            try {
-                client.close();
-            } catch (IOException | RuntimeException e) {
-                incomplete = true;
-                throw e;
-            }
+            flush();
         }
 
         @Override

@@ -20,9 +20,4 @@ public record StoredResponse(int status, List<Map.Entry<String, String>> headers
         }
         headers = List.copyOf(headers);
     }
-
-    /** The response without its body, for a handler whose body was over the cap or not sent whole. */
-    public StoredResponse withoutBody() {
-        return new StoredResponse(status, headers, null, true);
-    }
 }

@@ -23,8 +23,15 @@ class IdempotencyKeyTest {
     }
 
     @Test
-    void surroundingWhitespaceIsNotPartOfTheKey() throws Exception {
-        assertThat(IdempotencyKey.parse(List.of("  abc ")).value()).isEqualTo("abc");
+    void surroundingSpacesAndTabsAreNotPartOfTheKey() throws Exception {
+        assertThat(IdempotencyKey.parse(List.of(" \tabc ")).value()).isEqualTo("abc");
+    }
+
+    @Test
+    void parametersAfterAQuotedKeyAreIgnored() throws Exception {
+        assertThat(IdempotencyKey.parse(List.of("\"k-1\";a=1;b;c=\"x\\\"y\";d=?0;e=tok/en"))
+                        .value())
+                .isEqualTo("k-1");
     }
 
     @Test
@@ -57,7 +64,13 @@ class IdempotencyKeyTest {
                 "a\u0000b",
                 "a\u007fb",
                 "caf\u00e9",
-                "\"\u00fcber\""
+                "\"\u00fcber\"",
+                "\u000bk",
+                "k\u001c",
+                "\"k\";A=1",
+                "\"k\" ;a=1",
+                "\"k\";a=\"open",
+                "\"k\";a=1,\"j\""
             })
     void anythingElseIsRefusedWithAReason(String field) {
         assertThatThrownBy(() -> IdempotencyKey.parse(List.of(field)))

@@ -1,0 +1,141 @@
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The idempotency filter's cost on the orders API: the same POST without a key (the filter passes it
+ * through), with a fresh key each time (claim, run, record), and with keys already answered (replay).
+ *
+ * <pre>
+ * java bench/BenchHttp.java throughput URL USER PASSWORD MODE CLIENTS SECONDS  ->  "req/s p50_ms p99_ms errors"
+ * java bench/BenchHttp.java latency    URL USER PASSWORD MODE RATE SECONDS     ->  "req/s p50_ms p99_ms errors"
+ * </pre>
+ *
+ * MODE is none, first or replay. throughput keeps CLIENTS requests in flight (closed loop); latency sends
+ * RATE requests a second on a fixed schedule (open loop) and times each from its scheduled start, so a
+ * stall is counted against every request it delayed.
+ */
+public class BenchHttp {
+    private static final String BODY = "{\"customer\":\"bench\",\"sku\":\"book-1\",\"quantity\":1}";
+    private static final int REPLAY_KEYS = 500;
+
+    public static void main(String[] args) throws Exception {
+        String kind = args[0];
+        URI url = URI.create(args[1]);
+        String auth = "Basic " + Base64.getEncoder()
+                .encodeToString((args[2] + ":" + args[3]).getBytes(StandardCharsets.UTF_8));
+        String mode = args[4];
+        int level = Integer.parseInt(args[5]);
+        int seconds = Integer.parseInt(args[6]);
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        List<String> replayKeys = new ArrayList<>();
+        if (mode.equals("replay")) {
+            for (int i = 0; i < REPLAY_KEYS; i++) {
+                String key = UUID.randomUUID().toString();
+                send(client, request(url, auth, key));
+                replayKeys.add(key);
+            }
+        }
+        AtomicInteger next = new AtomicInteger();
+        java.util.function.Supplier<HttpRequest> requests = () -> request(
+                url,
+                auth,
+                switch (mode) {
+                    case "none" -> null;
+                    case "first" -> UUID.randomUUID().toString();
+                    case "replay" -> replayKeys.get(Math.floorMod(next.getAndIncrement(), REPLAY_KEYS));
+                    default -> throw new IllegalArgumentException("mode none, first or replay, not " + mode);
+                });
+        ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        java.util.concurrent.ConcurrentHashMap<Integer, AtomicLong> errors = new java.util.concurrent.ConcurrentHashMap<>();
+        long start = System.nanoTime();
+        long end = start + seconds * 1_000_000_000L;
+        if (kind.equals("throughput")) {
+            List<Thread> clients = new ArrayList<>();
+            for (int c = 0; c < level; c++) {
+                Thread t = new Thread(() -> {
+                    while (System.nanoTime() < end) {
+                        long t0 = System.nanoTime();
+                        int status = send(client, requests.get());
+                        latencies.add(System.nanoTime() - t0);
+                        if (status != 201) {
+                            errors.computeIfAbsent(status, k -> new AtomicLong()).incrementAndGet();
+                        }
+                    }
+                });
+                t.start();
+                clients.add(t);
+            }
+            for (Thread t : clients) {
+                t.join();
+            }
+        } else {
+            long interval = 1_000_000_000L / level;
+            List<CompletableFuture<Void>> sent = new ArrayList<>();
+            for (long due = start; due < end; due += interval) {
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                long scheduled = due;
+                sent.add(client.sendAsync(requests.get(), HttpResponse.BodyHandlers.discarding())
+                        .handle((response, failure) -> {
+                            latencies.add(System.nanoTime() - scheduled);
+                            int status = failure != null ? -1 : response.statusCode();
+                            if (status != 201) {
+                                errors.computeIfAbsent(status, k -> new AtomicLong()).incrementAndGet();
+                            }
+                            return null;
+                        }));
+            }
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
+        }
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        List<Long> sorted = new ArrayList<>(latencies);
+        Collections.sort(sorted);
+        long failed = errors.values().stream().mapToLong(AtomicLong::get).sum();
+        if (failed > 0) {
+            System.err.println("answers other than 201 (status: count, -1 = no answer): " + errors);
+        }
+        System.out.println(String.format(
+                Locale.ROOT,
+                "%.0f %.2f %.2f %d",
+                sorted.size() / elapsed,
+                sorted.get(sorted.size() / 2) / 1e6,
+                sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(sorted.size() * 0.99) - 1)) / 1e6,
+                failed));
+    }
+
+    private static HttpRequest request(URI url, String auth, String key) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(url)
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", auth)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(BODY));
+        if (key != null) {
+            request.header("Idempotency-Key", key);
+        }
+        return request.build();
+    }
+
+    private static int send(HttpClient client, HttpRequest request) {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+}
