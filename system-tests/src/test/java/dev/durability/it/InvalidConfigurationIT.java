@@ -23,6 +23,7 @@ class InvalidConfigurationIT {
         "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
         "DURABILITY_INBOX_MAX_ATTEMPTS, 11, durability.inbox.max-attempts",
         "DURABILITY_IDEMPOTENCY_REPLAYED_HEADERS, 'Location,Set-Cookie', durability.idempotency.replayed-headers",
+        "DURABILITY_RETENTION_INBOX_DAYS, 30, durability.retention.inbox-days",
         "DURABILITY_BROKER_DEAD_LETTER_EXCHANGE, durability.events, durability.broker.dead-letter-exchange",
         "DURABILITY_BROKER_USERNAME, xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, durability.broker.username"
     })

@@ -5,6 +5,7 @@ import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.control.DeadLetterConfig;
 import dev.durability.inbox.control.InboxConfig;
 import dev.durability.outbox.control.OutboxConfig;
+import dev.durability.retention.control.RetentionConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
@@ -39,6 +40,9 @@ public class ConfigurationCheck {
     @Inject
     DeadLetterConfig deadLetters;
 
+    @Inject
+    RetentionConfig retention;
+
     @PostConstruct
     void validate() {
         service.validate();
@@ -46,11 +50,12 @@ public class ConfigurationCheck {
         outbox.validate();
         inbox.validate();
         deadLetters.validate();
+        retention.validate();
         // Dropping a failed connection closes its socket at once, then waits at most the connect timeout.
         outbox.checkLeaseOutlasts(broker.connectTimeoutMillis());
         LOG.info(() -> "Durability configuration valid: service " + service.serviceName() + ", instance "
                 + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + inbox + ", "
                 + deadLetters
-                + ", " + broker);
+                + ", " + retention + ", " + broker);
     }
 }

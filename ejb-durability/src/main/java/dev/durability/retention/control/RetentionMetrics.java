@@ -1,0 +1,45 @@
+package dev.durability.retention.control;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
+
+/** The pruner's signals on {@code /metrics}, this server's own, tagged with the table. */
+@ApplicationScoped
+public class RetentionMetrics {
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+    @Inject
+    MetricRegistry registry;
+
+    public void pruned(String table, long rows) {
+        counter("durability_retention_pruned_rows", "Rows deleted by retention because their window passed", table)
+                .inc(rows);
+    }
+
+    public void failed(String table) {
+        counter(
+                        "durability_retention_failures",
+                        "Retention runs of a table that stopped on an error; the next run goes on",
+                        table)
+                .inc();
+    }
+
+    private Counter counter(String name, String description, String table) {
+        return counters.computeIfAbsent(
+                name + "\u0000" + table,
+                key -> registry.counter(
+                        Metadata.builder()
+                                .withName(name)
+                                .withDescription(description)
+                                .withUnit(MetricUnits.NONE)
+                                .build(),
+                        new Tag("table", table)));
+    }
+}

@@ -1,0 +1,139 @@
+package dev.durability.retention.control;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Deletes what the retention windows let go, table by table, in batches: each DELETE is its own short
+ * transaction of at most {@code batch-size} rows, and a run stops at {@code max-rows-per-run} per table, so
+ * pruning never holds many locks for long. A table is pruned by one server at a time: each run takes a
+ * PostgreSQL advisory lock per table and skips a table whose lock another server holds.
+ *
+ * <p>Every DELETE repeats its condition on the rows it deletes, not only in the subquery that picks them:
+ * a row that changed after it was picked (an outbox row re-staged by a replay) is re-checked and kept.
+ */
+public class RetentionPruner {
+    // The first key of every retention lock ("DRET"), so no other advisory lock of the application collides.
+    private static final int LOCK_SPACE = 1146242388;
+    private static final String TRY_LOCK =
+            "SELECT pg_try_advisory_lock(" + LOCK_SPACE + ", hashtext(current_schema() || '.' || ?))";
+    private static final String UNLOCK =
+            "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext(current_schema() || '.' || ?))";
+    private static final String OUTBOX = """
+            DELETE FROM event_outbox WHERE id IN (
+                SELECT id FROM event_outbox
+                 WHERE created_at < now() - ? * interval '1 day' AND (published_at IS NOT NULL OR unroutable_at IS NOT NULL)
+                 LIMIT ?)
+               AND created_at < now() - ? * interval '1 day' AND (published_at IS NOT NULL OR unroutable_at IS NOT NULL)
+            """;
+    private static final String INBOX = """
+            DELETE FROM event_inbox WHERE (consumer_queue, envelope_id) IN (
+                SELECT consumer_queue, envelope_id FROM event_inbox WHERE received_at < now() - ? * interval '1 day'
+                 LIMIT ?)
+               AND received_at < now() - ? * interval '1 day'
+            """;
+    private static final String DEAD_LETTERS = """
+            DELETE FROM dead_letter_audit WHERE id IN (
+                SELECT id FROM dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 day' LIMIT ?)
+               AND dlq_received_at < now() - ? * interval '1 day'
+            """;
+    private static final String IDEMPOTENCY = """
+            DELETE FROM idempotency_responses WHERE cache_key IN (
+                SELECT cache_key FROM idempotency_responses WHERE expires_at < now() - ? * interval '1 day' LIMIT ?)
+               AND expires_at < now() - ? * interval '1 day'
+            """;
+    private static final Logger LOG = Logger.getLogger(RetentionPruner.class.getName());
+
+    private final DataSource dataSource;
+    private final RetentionMetrics metrics;
+
+    /** Prunes the library's tables in the schema of this data source's connections. */
+    public RetentionPruner(DataSource dataSource, RetentionMetrics metrics) {
+        this.dataSource = dataSource;
+        this.metrics = metrics;
+    }
+
+    /** One run over every table; never throws: a table that fails is reported and the others still run. */
+    public List<TablePruning> prune(RetentionPlan plan) {
+        List<TablePruning> run = new ArrayList<>();
+        run.add(prune(plan, "event_outbox", OUTBOX, plan.outbox()));
+        run.add(prune(plan, "event_inbox", INBOX, plan.inbox()));
+        run.add(prune(plan, "dead_letter_audit", DEAD_LETTERS, plan.deadLetters()));
+        // Idempotency records carry their own expiry: they go as soon as it passed (0 days after it).
+        run.add(
+                plan.idempotency()
+                        ? prune(plan, "idempotency_responses", IDEMPOTENCY, 0)
+                        : TablePruning.without("idempotency_responses", TablePruning.Outcome.DISABLED));
+        return run;
+    }
+
+    private TablePruning prune(RetentionPlan plan, String table, String delete, Duration window) {
+        return window.isZero()
+                ? TablePruning.without(table, TablePruning.Outcome.DISABLED)
+                : prune(plan, table, delete, window.toDays());
+    }
+
+    private TablePruning prune(RetentionPlan plan, String table, String delete, long days) {
+        long deleted = 0;
+        int statements = 0;
+        long longest = 0;
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(true);
+            if (!lock(connection, TRY_LOCK, table)) {
+                return TablePruning.without(table, TablePruning.Outcome.PRUNED_ELSEWHERE);
+            }
+            try (PreparedStatement batch = connection.prepareStatement(delete)) {
+                batch.setQueryTimeout(plan.statementTimeoutSeconds());
+                while (deleted < plan.maxRowsPerRun()) {
+                    int size = (int) Math.min(plan.batchSize(), plan.maxRowsPerRun() - deleted);
+                    batch.setLong(1, days);
+                    batch.setInt(2, size);
+                    batch.setLong(3, days);
+                    long started = System.nanoTime();
+                    int rows = batch.executeUpdate();
+                    longest = Math.max(longest, System.nanoTime() - started);
+                    statements++;
+                    deleted += rows;
+                    metrics.pruned(table, rows);
+                    if (rows < size) {
+                        break;
+                    }
+                }
+            } finally {
+                lock(connection, UNLOCK, table);
+            }
+            TablePruning done = new TablePruning(
+                    table, TablePruning.Outcome.PRUNED, deleted, statements, Duration.ofNanos(longest));
+            if (deleted > 0) {
+                LOG.info(() -> "Retention deleted " + done.deleted() + " rows of " + table + " in " + done.statements()
+                        + " statements (longest " + done.longest().toMillis() + " ms)");
+            }
+            return done;
+        } catch (SQLException | RuntimeException e) {
+            metrics.failed(table);
+            long sofar = deleted;
+            LOG.log(
+                    Level.WARNING,
+                    e,
+                    () -> "Retention of " + table + " failed after deleting " + sofar + " rows; the next run goes on");
+            return new TablePruning(table, TablePruning.Outcome.FAILED, deleted, statements, Duration.ofNanos(longest));
+        }
+    }
+
+    private static boolean lock(Connection connection, String sql, String table) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(sql)) {
+            lock.setString(1, table);
+            try (ResultSet result = lock.executeQuery()) {
+                return result.next() && result.getBoolean(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package dev.durability.incontainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durability.retention.control.RetentionMetrics;
+import dev.durability.retention.control.RetentionPlan;
+import dev.durability.retention.control.RetentionPruner;
+import dev.durability.retention.control.TablePruning;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The retention pruner on the in-container tests' own schema: what each window lets go and what it keeps,
+ * batches and the per-run cap, and one server per table at a time.
+ */
+@ExtendWith(ArquillianExtension.class)
+class RetentionPrunerIT {
+    private static final String S = LibraryDeployment.SCHEMA + ".";
+    private static final RetentionPlan DEFAULTS =
+            new RetentionPlan(Duration.ofDays(30), Duration.ofDays(31), Duration.ofDays(90), true, 5_000, 500_000, 30);
+
+    @Deployment
+    static WebArchive deployment() {
+        return LibraryDeployment.create("retention-it", RetentionPrunerIT.class)
+                .addPackage(RetentionPruner.class.getPackage());
+    }
+
+    @Resource(lookup = LibraryDeployment.DATA_SOURCE)
+    DataSource dataSource;
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    ManagedExecutorService executor;
+
+    @Inject
+    RetentionMetrics metrics;
+
+    private RetentionPruner pruner;
+
+    @BeforeEach
+    void emptyTables() throws SQLException {
+        LibraryDeployment.freshOutbox(dataSource);
+        execute("DELETE FROM " + S + "event_inbox; DELETE FROM " + S + "dead_letter_audit; DELETE FROM " + S
+                + "idempotency_responses");
+        pruner = new RetentionPruner(dataSource, metrics);
+    }
+
+    @Test
+    void eachWindowLetsItsOldRowsGoAndKeepsEverythingElse() throws SQLException {
+        outbox(3, 31, "published");
+        outbox(2, 31, "unroutable");
+        outbox(4, 31, "pending");
+        outbox(5, 29, "published");
+        inbox(6, 32);
+        inbox(7, 30);
+        deadLetters(8, 91);
+        deadLetters(9, 89);
+        idempotency(10, "now() - interval '1 minute'");
+        idempotency(11, "now() + interval '1 hour'");
+
+        Map<String, TablePruning> run = byTable(pruner.prune(DEFAULTS));
+
+        assertThat(run.values())
+                .allSatisfy(table -> assertThat(table.outcome()).isEqualTo(TablePruning.Outcome.PRUNED));
+        assertThat(run.get("event_outbox").deleted()).isEqualTo(5);
+        assertThat(count("event_outbox", "published_at IS NULL AND unroutable_at IS NULL"))
+                .as("pending rows, however old, are never pruned")
+                .isEqualTo(4);
+        assertThat(count("event_outbox", "published_at IS NOT NULL"))
+                .as("fresh published rows stay")
+                .isEqualTo(5);
+        assertThat(count("event_outbox", "unroutable_at IS NOT NULL")).isZero();
+        assertThat(run.get("event_inbox").deleted()).isEqualTo(6);
+        assertThat(count("event_inbox", "true")).isEqualTo(7);
+        assertThat(run.get("dead_letter_audit").deleted()).isEqualTo(8);
+        assertThat(count("dead_letter_audit", "true")).isEqualTo(9);
+        assertThat(run.get("idempotency_responses").deleted()).isEqualTo(10);
+        assertThat(count("idempotency_responses", "true")).isEqualTo(11);
+    }
+
+    @Test
+    void aTableWhoseWindowIsZeroIsUntouched() throws SQLException {
+        outbox(3, 400, "published");
+        inbox(4, 400);
+        deadLetters(5, 400);
+        idempotency(6, "now() - interval '400 days'");
+        RetentionPlan keepAll =
+                new RetentionPlan(Duration.ZERO, Duration.ZERO, Duration.ZERO, false, 5_000, 500_000, 30);
+
+        List<TablePruning> run = pruner.prune(keepAll);
+
+        assertThat(run).allSatisfy(table -> assertThat(table.outcome()).isEqualTo(TablePruning.Outcome.DISABLED));
+        assertThat(count("event_outbox", "true")).isEqualTo(3);
+        assertThat(count("event_inbox", "true")).isEqualTo(4);
+        assertThat(count("dead_letter_audit", "true")).isEqualTo(5);
+        assertThat(count("idempotency_responses", "true")).isEqualTo(6);
+    }
+
+    @Test
+    void aLargeBacklogGoesInBatchesAndARunStopsAtItsCap() throws SQLException {
+        outbox(250_000, 40, "published");
+        RetentionPlan capped =
+                new RetentionPlan(Duration.ofDays(30), Duration.ZERO, Duration.ZERO, false, 5_000, 100_000, 30);
+
+        TablePruning first = byTable(pruner.prune(capped)).get("event_outbox");
+        TablePruning second = byTable(pruner.prune(capped)).get("event_outbox");
+        TablePruning third = byTable(pruner.prune(capped)).get("event_outbox");
+
+        assertThat(first.deleted()).as("the cap of one run").isEqualTo(100_000);
+        assertThat(first.statements())
+                .as("batches of 5,000 rows, each its own transaction")
+                .isEqualTo(20);
+        assertThat(second.deleted()).isEqualTo(100_000);
+        assertThat(third.deleted()).isEqualTo(50_000);
+        assertThat(third.statements())
+                .as("the last batch found fewer rows than it could take")
+                .isEqualTo(11);
+        assertThat(count("event_outbox", "true")).isZero();
+        // Each statement deletes at most one batch; on a loaded two-core machine one takes well under a second.
+        assertThat(List.of(first.longest(), second.longest(), third.longest()))
+                .allSatisfy(longest -> assertThat(longest).isLessThan(Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void aTableAnotherServerIsPruningIsLeftToIt() throws Exception {
+        outbox(3, 31, "published");
+        inbox(4, 32);
+        try (Connection otherServer = dataSource.getConnection();
+                PreparedStatement lock = otherServer.prepareStatement(
+                        "SELECT pg_advisory_lock(1146242388, hashtext(current_schema() || '.event_outbox'))")) {
+            lock.execute();
+
+            Map<String, TablePruning> run = byTable(pruner.prune(DEFAULTS));
+
+            assertThat(run.get("event_outbox").outcome()).isEqualTo(TablePruning.Outcome.PRUNED_ELSEWHERE);
+            assertThat(count("event_outbox", "true")).isEqualTo(3);
+            assertThat(run.get("event_inbox").deleted()).isEqualTo(4);
+            try (Statement unlock = otherServer.createStatement()) {
+                unlock.execute("SELECT pg_advisory_unlock_all()");
+            }
+        }
+        assertThat(byTable(pruner.prune(DEFAULTS)).get("event_outbox").deleted())
+                .isEqualTo(3);
+    }
+
+    @Test
+    void twoServersPruningAtOnceDeleteEachRowOnceAndNeitherFails() throws Exception {
+        outbox(60_000, 31, "published");
+        inbox(60_000, 32);
+        CountDownLatch start = new CountDownLatch(1);
+        Future<List<TablePruning>> one = executor.submit(() -> {
+            start.await();
+            return new RetentionPruner(dataSource, metrics).prune(DEFAULTS);
+        });
+        Future<List<TablePruning>> other = executor.submit(() -> {
+            start.await();
+            return new RetentionPruner(dataSource, metrics).prune(DEFAULTS);
+        });
+        start.countDown();
+        List<TablePruning> both = new java.util.ArrayList<>(one.get());
+        both.addAll(other.get());
+
+        assertThat(both).noneMatch(table -> table.outcome() == TablePruning.Outcome.FAILED);
+        Map<String, Long> deleted = both.stream()
+                .collect(Collectors.groupingBy(TablePruning::table, Collectors.summingLong(TablePruning::deleted)));
+        assertThat(deleted).containsEntry("event_outbox", 60_000L).containsEntry("event_inbox", 60_000L);
+        assertThat(count("event_outbox", "true")).isZero();
+        assertThat(count("event_inbox", "true")).isZero();
+    }
+
+    private void outbox(int rows, int daysOld, String state) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
+                        + "event_outbox (id, event_type, envelope, created_at, published_at, unroutable_at, next_attempt_at) "
+                        + "SELECT id, 'retention.tested', jsonb_build_object('id', id, 'event_type', 'retention.tested'), "
+                        + "now() - ? * interval '1 day', "
+                        + "CASE WHEN ? = 'published' THEN now() - ? * interval '1 day' + interval '1 minute' END, "
+                        + "CASE WHEN ? = 'unroutable' THEN now() END, "
+                        // pending rows are due in a year: no drain claims them meanwhile
+                        + "CASE WHEN ? = 'pending' THEN now() + interval '365 days' END "
+                        + "FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, ?)) s")) {
+            insert.setInt(1, daysOld);
+            insert.setString(2, state);
+            insert.setInt(3, daysOld);
+            insert.setString(4, state);
+            insert.setString(5, state);
+            insert.setInt(6, rows);
+            insert.executeUpdate();
+        }
+    }
+
+    private void inbox(int rows, int daysOld) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
+                        + "event_inbox (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at) "
+                        + "SELECT 'retention.queue', gen_random_uuid(), 'tests', 'retention.tested', "
+                        + "now() - ? * interval '1 day', now() - ? * interval '1 day' FROM generate_series(1, ?)")) {
+            insert.setInt(1, daysOld);
+            insert.setInt(2, daysOld);
+            insert.setInt(3, rows);
+            insert.executeUpdate();
+        }
+    }
+
+    private void deadLetters(int rows, int daysOld) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
+                        + "dead_letter_audit (reason, path, raw_bytes, dlq_received_at) "
+                        + "SELECT 'tested', 'unknown', '\\x00'::bytea, now() - ? * interval '1 day' "
+                        + "FROM generate_series(1, ?)")) {
+            insert.setInt(1, daysOld);
+            insert.setInt(2, rows);
+            insert.executeUpdate();
+        }
+    }
+
+    private void idempotency(int rows, String expiresAt) throws SQLException {
+        execute("INSERT INTO " + S + "idempotency_responses (cache_key, body_fingerprint, state, claim_generation, "
+                + "method, path, claimed_at, claim_expires_at, expires_at, finalized_at, response_status) "
+                + "SELECT sha256(gen_random_uuid()::text::bytea), sha256(''::bytea), 'failed', "
+                + "nextval('" + S + "idempotency_claim_generation'), 'POST', '/tested', now(), now(), " + expiresAt
+                + ", now(), 500 FROM generate_series(1, " + rows + ")");
+    }
+
+    private long count(String table, String where) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + S + table + " WHERE " + where)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static Map<String, TablePruning> byTable(List<TablePruning> run) {
+        return run.stream().collect(Collectors.toMap(TablePruning::table, Function.identity()));
+    }
+}
