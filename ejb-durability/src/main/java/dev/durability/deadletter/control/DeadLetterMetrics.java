@@ -34,9 +34,13 @@ public class DeadLetterMetrics {
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
     private Counter thresholdsExceeded;
 
-    /** Registered once: a dead letter should not pay for building metadata. */
+    /**
+     * Registered once: a dead letter should not pay for building metadata. Called again by the consumers'
+     * supervisor at start (a registration repeated finds the same counters), so every outcome's series is
+     * on {@code /metrics} at 0 before the first dead letter.
+     */
     @PostConstruct
-    void register() {
+    public void register() {
         Metadata outcome = Metadata.builder()
                 .withName("durability_dlq_outcomes")
                 .withDescription(

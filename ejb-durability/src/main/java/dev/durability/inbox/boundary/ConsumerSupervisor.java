@@ -141,6 +141,7 @@ public class ConsumerSupervisor {
             new ShortLivedValue<>(this::readDeadLetterDepth, Duration.ofSeconds(5), System::nanoTime);
     private volatile boolean started;
     private volatile boolean stopping;
+    private volatile long lastSupervisedNanos = System.nanoTime();
 
     @PostConstruct
     void start() {
@@ -149,6 +150,8 @@ public class ConsumerSupervisor {
             LOG.info("Consumers disabled on this server (durability.inbox.enabled=false): no queue is consumed here");
             return;
         }
+        discovery.declarations().forEach(consumer -> metrics.register(consumer.queue()));
+        deadLetterMetrics.register();
         try {
             declareAll();
         } catch (QueueTopology.TopologyRefused e) {
@@ -174,6 +177,14 @@ public class ConsumerSupervisor {
                 + "; dead letters to " + deadLetters.queue());
     }
 
+    /**
+     * How long ago a supervision round began; read without the supervisor's lock, so a health probe never
+     * waits on a stuck round. Grows without bound only when supervision hangs or its timer stopped.
+     */
+    public Duration sinceLastSupervision() {
+        return Duration.ofNanos(System.nanoTime() - lastSupervisedNanos);
+    }
+
     @PreDestroy
     synchronized void stop() {
         stopping = true;
@@ -187,6 +198,7 @@ public class ConsumerSupervisor {
     /** Runs on the interval timer and when a listener asks for it; never twice at once. */
     @Timeout
     public synchronized void supervise() {
+        lastSupervisedNanos = System.nanoTime();
         if (stopping || !applicationStarted()) {
             return;
         }
@@ -214,6 +226,9 @@ public class ConsumerSupervisor {
     }
 
     private void ensureConsuming(ConsumerDeclaration consumer) {
+        // A heartbeat per queue, not per round: a round over many paused queues during an outage may take
+        // long, and is not hung while it moves on from one queue to the next.
+        lastSupervisedNanos = System.nanoTime();
         String queue = consumer.queue();
         Long paused = pausedUntil.get(queue);
         if (paused != null) {

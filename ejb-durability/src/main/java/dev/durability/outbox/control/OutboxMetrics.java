@@ -117,6 +117,11 @@ public class OutboxMetrics {
         lagSeconds.forEach(lag -> publishLag.update(Duration.ofMillis(Math.max(0, Math.round(lag * 1000)))));
     }
 
+    /** How long ago this server's drain last ended a tick, successful or not. */
+    public Duration sinceLastTick() {
+        return Duration.ofNanos(System.nanoTime() - lastTickNanos);
+    }
+
     /** A tick ended, whether it succeeded or not: only a hung drain stops calling this. */
     public void tickEnded() {
         lastTickNanos = System.nanoTime();

@@ -3,11 +3,14 @@ package dev.durability.retention.boundary;
 import dev.durability.retention.control.RetentionConfig;
 import dev.durability.retention.control.RetentionMetrics;
 import dev.durability.retention.control.RetentionPruner;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
 import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
@@ -20,11 +23,14 @@ import javax.sql.DataSource;
 
 /**
  * Runs the retention pruner once an hour on every server, each at a random moment of its own within the
- * configured jitter, so that replicas started together do not all reach for the tables at once (the
- * per-table advisory locks make the one that comes second skip a table anyway). Without a container
- * transaction: each of the pruner's DELETEs commits on its own.
+ * configured jitter: the schedule fires on the wall clock, at the same minute on every replica, and the
+ * jitter spreads the runs out. When two runs still overlap, the per-table advisory locks make the later one
+ * skip a table the other is pruning; runs that do not overlap find little left to delete. Without a
+ * container transaction: each of the pruner's DELETEs commits on its own.
  */
 @Singleton
+@Startup
+@DependsOn({"ConfigurationCheck", "SchemaMigration"})
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class RetentionTimer {
@@ -41,6 +47,12 @@ public class RetentionTimer {
     DataSource dataSource;
 
     private final AtomicBoolean running = new AtomicBoolean();
+
+    /** Started with the application so the pruned-rows series exist, at 0, before the first run. */
+    @PostConstruct
+    void registerMetrics() {
+        metrics.register();
+    }
 
     /**
      * Every hour at minute 7, non-persistent (a server that was down missed nothing worth catching up), no

@@ -13,6 +13,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class RetentionConfig {
     static final String OUTBOX_DAYS = "durability.retention.outbox-days";
+    static final String UNROUTABLE_DAYS = "durability.retention.unroutable-days";
     static final String INBOX_DAYS = "durability.retention.inbox-days";
     static final String DEAD_LETTER_DAYS = "durability.retention.dead-letter-days";
     static final String IDEMPOTENCY = "durability.retention.idempotency";
@@ -24,6 +25,10 @@ public class RetentionConfig {
     @Inject
     @ConfigProperty(name = OUTBOX_DAYS)
     int outboxDays;
+
+    @Inject
+    @ConfigProperty(name = UNROUTABLE_DAYS)
+    int unroutableDays;
 
     @Inject
     @ConfigProperty(name = INBOX_DAYS)
@@ -55,6 +60,7 @@ public class RetentionConfig {
 
     public void validate() {
         InvalidConfigurationException.checkRange(OUTBOX_DAYS, outboxDays, 0, 36_500);
+        InvalidConfigurationException.checkRange(UNROUTABLE_DAYS, unroutableDays, 0, 36_500);
         InvalidConfigurationException.checkRange(INBOX_DAYS, inboxDays, 0, 36_500);
         InvalidConfigurationException.checkRange(DEAD_LETTER_DAYS, deadLetterDays, 0, 36_500);
         InvalidConfigurationException.checkRange(BATCH_SIZE, batchSize, 1, 100_000);
@@ -81,6 +87,7 @@ public class RetentionConfig {
     public RetentionPlan plan() {
         return new RetentionPlan(
                 Duration.ofDays(outboxDays),
+                Duration.ofDays(unroutableDays),
                 Duration.ofDays(inboxDays),
                 Duration.ofDays(deadLetterDays),
                 idempotency,
@@ -96,7 +103,8 @@ public class RetentionConfig {
 
     @Override
     public String toString() {
-        return "retention outbox " + outboxDays + " d, inbox " + inboxDays + " d, dead letters " + deadLetterDays
+        return "retention outbox " + outboxDays + " d (unroutable " + unroutableDays + " d), inbox " + inboxDays
+                + " d, dead letters " + deadLetterDays
                 + " d, idempotency " + (idempotency ? "on" : "off") + " (0 d = kept forever), batches of "
                 + batchSize + ", at most " + maxRowsPerRun + " rows per table per run";
     }

@@ -2,6 +2,7 @@ package dev.durability.retention.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.metrics.Counter;
@@ -13,10 +14,25 @@ import org.eclipse.microprofile.metrics.Tag;
 /** The pruner's signals on {@code /metrics}, this server's own, tagged with the table. */
 @ApplicationScoped
 public class RetentionMetrics {
+    static final List<String> TABLES = List.of(
+            "event_outbox",
+            RetentionPruner.UNROUTABLE_ROWS,
+            "event_inbox",
+            "dead_letter_audit",
+            "idempotency_responses");
+
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
     @Inject
     MetricRegistry registry;
+
+    /** Every table's series, at 0 until it moves: called when the application starts. */
+    public void register() {
+        for (String table : TABLES) {
+            pruned(table, 0);
+            failures(table);
+        }
+    }
 
     public void pruned(String table, long rows) {
         counter("durability_retention_pruned_rows", "Rows deleted by retention because their window passed", table)
@@ -24,11 +40,14 @@ public class RetentionMetrics {
     }
 
     public void failed(String table) {
-        counter(
-                        "durability_retention_failures",
-                        "Retention runs of a table that stopped on an error; the next run goes on",
-                        table)
-                .inc();
+        failures(table).inc();
+    }
+
+    private Counter failures(String table) {
+        return counter(
+                "durability_retention_failures",
+                "Retention runs of a table that stopped on an error; the next run goes on",
+                table);
     }
 
     private Counter counter(String name, String description, String table) {

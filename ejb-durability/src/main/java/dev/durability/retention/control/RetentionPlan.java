@@ -3,11 +3,13 @@ package dev.durability.retention.control;
 import java.time.Duration;
 
 /**
- * What one pruner run may delete: a window per table (zero keeps the table's rows forever), whether
+ * What one pruner run may delete: a window per table (zero keeps the table's rows forever; the outbox has one
+ * for published rows and one for rows the broker returned as unroutable), whether
  * expired idempotency records go, and how much work one run does.
  */
 public record RetentionPlan(
         Duration outbox,
+        Duration unroutable,
         Duration inbox,
         Duration deadLetters,
         boolean idempotency,

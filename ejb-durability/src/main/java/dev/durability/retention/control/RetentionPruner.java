@@ -18,7 +18,8 @@ import javax.sql.DataSource;
  * PostgreSQL advisory lock per table and skips a table whose lock another server holds.
  *
  * <p>Every DELETE repeats its condition on the rows it deletes, not only in the subquery that picks them:
- * a row that changed after it was picked (an outbox row re-staged by a replay) is re-checked and kept.
+ * a row that changed after it was picked (an outbox row an operator re-staged meanwhile) is re-checked and
+ * kept.
  */
 public class RetentionPruner {
     // The first key of every retention lock ("DRET"), so no other advisory lock of the application collides.
@@ -29,28 +30,40 @@ public class RetentionPruner {
             "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext(current_schema() || '.' || ?))";
     private static final String OUTBOX = """
             DELETE FROM event_outbox WHERE id IN (
+                SELECT id FROM event_outbox WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
+                 ORDER BY created_at LIMIT ?)
+               AND created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
+            """;
+    // Rows the broker returned as unroutable reached no consumer: kept until an operator re-stages them,
+    // unless a window of their own lets them go.
+    private static final String UNROUTABLE = """
+            DELETE FROM event_outbox WHERE id IN (
                 SELECT id FROM event_outbox
-                 WHERE created_at < now() - ? * interval '1 day' AND (published_at IS NOT NULL OR unroutable_at IS NOT NULL)
-                 LIMIT ?)
-               AND created_at < now() - ? * interval '1 day' AND (published_at IS NOT NULL OR unroutable_at IS NOT NULL)
+                 WHERE created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
+                 ORDER BY created_at LIMIT ?)
+               AND created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
             """;
     private static final String INBOX = """
             DELETE FROM event_inbox WHERE (consumer_queue, envelope_id) IN (
                 SELECT consumer_queue, envelope_id FROM event_inbox WHERE received_at < now() - ? * interval '1 day'
-                 LIMIT ?)
+                 ORDER BY received_at LIMIT ?)
                AND received_at < now() - ? * interval '1 day'
             """;
     private static final String DEAD_LETTERS = """
             DELETE FROM dead_letter_audit WHERE id IN (
-                SELECT id FROM dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 day' LIMIT ?)
+                SELECT id FROM dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 day'
+                 ORDER BY dlq_received_at LIMIT ?)
                AND dlq_received_at < now() - ? * interval '1 day'
             """;
     private static final String IDEMPOTENCY = """
             DELETE FROM idempotency_responses WHERE cache_key IN (
-                SELECT cache_key FROM idempotency_responses WHERE expires_at < now() - ? * interval '1 day' LIMIT ?)
+                SELECT cache_key FROM idempotency_responses WHERE expires_at < now() - ? * interval '1 day'
+                 ORDER BY expires_at LIMIT ?)
                AND expires_at < now() - ? * interval '1 day'
             """;
     private static final Logger LOG = Logger.getLogger(RetentionPruner.class.getName());
+    /** The name the unroutable outbox rows' pruning reports and locks under. */
+    public static final String UNROUTABLE_ROWS = "event_outbox_unroutable";
 
     private final DataSource dataSource;
     private final RetentionMetrics metrics;
@@ -65,6 +78,7 @@ public class RetentionPruner {
     public List<TablePruning> prune(RetentionPlan plan) {
         List<TablePruning> run = new ArrayList<>();
         run.add(prune(plan, "event_outbox", OUTBOX, plan.outbox()));
+        run.add(prune(plan, UNROUTABLE_ROWS, UNROUTABLE, plan.unroutable()));
         run.add(prune(plan, "event_inbox", INBOX, plan.inbox()));
         run.add(prune(plan, "dead_letter_audit", DEAD_LETTERS, plan.deadLetters()));
         // Idempotency records carry their own expiry: they go as soon as it passed (0 days after it).
@@ -108,7 +122,7 @@ public class RetentionPruner {
                     }
                 }
             } finally {
-                lock(connection, UNLOCK, table);
+                unlock(connection, table);
             }
             TablePruning done = new TablePruning(
                     table, TablePruning.Outcome.PRUNED, deleted, statements, Duration.ofNanos(longest));
@@ -125,6 +139,23 @@ public class RetentionPruner {
                     e,
                     () -> "Retention of " + table + " failed after deleting " + sofar + " rows; the next run goes on");
             return new TablePruning(table, TablePruning.Outcome.FAILED, deleted, statements, Duration.ofNanos(longest));
+        }
+    }
+
+    /**
+     * Releases the table's lock before the connection goes back to the pool; a connection whose lock cannot
+     * be released (broken, or the release itself failed) is aborted rather than pooled, since a pooled session
+     * holding the lock would make every server skip the table until the connection ages out.
+     */
+    private static void unlock(Connection connection, String table) throws SQLException {
+        boolean released = false;
+        try {
+            released = lock(connection, UNLOCK, table);
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.FINE, "could not release the retention lock of " + table, e);
+        }
+        if (!released) {
+            connection.abort(Runnable::run);
         }
     }
 

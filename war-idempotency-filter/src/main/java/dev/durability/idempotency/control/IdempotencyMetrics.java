@@ -1,6 +1,8 @@
 package dev.durability.idempotency.control;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,65 +31,103 @@ public class IdempotencyMetrics {
     @Inject
     MetricRegistry registry;
 
+    /** Every series at 0 from the module's start, so a dashboard and an alert see them before they move. */
+    void register(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        claims();
+        replays();
+        conflicts();
+        mismatches();
+        sentinels();
+        fencedFinalizes();
+        unrecordedOutcomes();
+        for (Refusal reason : Refusal.values()) {
+            refusals(reason);
+        }
+    }
+
     public void claimed() {
-        counter("durability_idempotency_claims", "Keyed requests that claimed their key and ran the handler")
-                .inc();
+        claims().inc();
+    }
+
+    private Counter claims() {
+        return counter("durability_idempotency_claims", "Keyed requests that claimed their key and ran the handler");
     }
 
     public void replayed() {
-        counter(
-                        "durability_idempotency_replays",
-                        "Keyed requests answered from the record of an earlier success, handler not run")
-                .inc();
+        replays().inc();
+    }
+
+    private Counter replays() {
+        return counter(
+                "durability_idempotency_replays",
+                "Keyed requests answered from the record of an earlier success, handler not run");
     }
 
     public void conflict() {
-        counter(
-                        "durability_idempotency_conflicts",
-                        "Keyed requests answered 409 because another request with the key was still running")
-                .inc();
+        conflicts().inc();
+    }
+
+    private Counter conflicts() {
+        return counter(
+                "durability_idempotency_conflicts",
+                "Keyed requests answered 409 because another request with the key was still running");
     }
 
     public void mismatch() {
-        counter(
-                        "durability_idempotency_mismatches",
-                        "Keyed requests answered 422 because the key was used for a request with another body")
-                .inc();
+        mismatches().inc();
+    }
+
+    private Counter mismatches() {
+        return counter(
+                "durability_idempotency_mismatches",
+                "Keyed requests answered 422 because the key was used for a request with another body");
     }
 
     public void sentinel() {
-        counter(
-                        "durability_idempotency_sentinels",
-                        "Successes recorded without their body (over the cap, or not sent whole): replays of them "
-                                + "are marked as such")
-                .inc();
+        sentinels().inc();
+    }
+
+    private Counter sentinels() {
+        return counter(
+                "durability_idempotency_sentinels",
+                "Successes recorded without their body (over the cap, or not sent whole): replays of them "
+                        + "are marked as such");
     }
 
     public void fenced() {
-        counter(
-                        "durability_idempotency_fenced",
-                        "Finalizes refused because a newer claim had taken the key: the request outlived its claim")
-                .inc();
+        fencedFinalizes().inc();
+    }
+
+    private Counter fencedFinalizes() {
+        return counter(
+                "durability_idempotency_fenced",
+                "Finalizes refused because a newer claim had taken the key: the request outlived its claim");
     }
 
     public void unrecorded() {
-        counter(
-                        "durability_idempotency_unrecorded",
-                        "Keyed requests whose outcome could not be written (database unreachable): a retry after "
-                                + "the claim expires runs the handler again")
-                .inc();
+        unrecordedOutcomes().inc();
+    }
+
+    private Counter unrecordedOutcomes() {
+        return counter(
+                "durability_idempotency_unrecorded",
+                "Keyed requests whose outcome could not be written (database unreachable): a retry after "
+                        + "the claim expires runs the handler again");
     }
 
     public void refused(Refusal reason) {
-        counters.computeIfAbsent(
-                        "refused\u0000" + reason,
-                        key -> registry.counter(
-                                metadata(
-                                        "durability_idempotency_refused",
-                                        "Requests refused by the idempotency filter before any claim: an invalid or "
-                                                + "missing key (400), a body over the cap (413)"),
-                                new Tag("reason", reason.label())))
-                .inc();
+        refusals(reason).inc();
+    }
+
+    private Counter refusals(Refusal reason) {
+        return counters.computeIfAbsent(
+                "refused\u0000" + reason,
+                key -> registry.counter(
+                        metadata(
+                                "durability_idempotency_refused",
+                                "Requests refused by the idempotency filter before any claim: an invalid or "
+                                        + "missing key (400), a body over the cap (413)"),
+                        new Tag("reason", reason.label())));
     }
 
     private Counter counter(String name, String description) {

@@ -1,0 +1,158 @@
+package dev.durability.health.boundary;
+
+import com.rabbitmq.client.Channel;
+import dev.durability.broker.control.BrokerConnection;
+import dev.durability.config.control.ServiceConfig;
+import dev.durability.inbox.boundary.ConsumerSupervisor;
+import dev.durability.inbox.control.InboxConfig;
+import dev.durability.outbox.control.OutboxConfig;
+import dev.durability.outbox.control.OutboxMetrics;
+import dev.durability.schema.control.MigrationPlan;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Liveness;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * The server's probes on {@code /health/ready} and {@code /health/live}. Readiness says whether this server
+ * can do its work now (a load balancer stops sending it requests while it cannot); liveness says whether it
+ * is stuck and only a restart helps, so it fails only on a hang, never on an outage of the database or
+ * broker, which a restart would not cure.
+ */
+@ApplicationScoped
+public class HealthChecks {
+    private static final int DATABASE_TIMEOUT_SECONDS = 2;
+
+    @Resource(lookup = "jdbc/durability")
+    DataSource dataSource;
+
+    @Inject
+    ServiceConfig service;
+
+    @Inject
+    BrokerConnection broker;
+
+    @Inject
+    OutboxConfig outbox;
+
+    @Inject
+    OutboxMetrics outboxMetrics;
+
+    @Inject
+    InboxConfig inbox;
+
+    @Inject
+    ConsumerSupervisor consumers;
+
+    /** Once every migration was applied it stays so until the next deployment: checked until then. */
+    private volatile boolean migrated;
+
+    @Produces
+    @Readiness
+    HealthCheck database() {
+        return () -> {
+            try (Connection connection = dataSource.getConnection();
+                    Statement query = connection.createStatement()) {
+                query.setQueryTimeout(DATABASE_TIMEOUT_SECONDS);
+                query.execute("SELECT 1");
+                return HealthCheckResponse.up("durability-database");
+            } catch (Exception e) {
+                return HealthCheckResponse.named("durability-database")
+                        .down()
+                        .withData("error", String.valueOf(e.getMessage()))
+                        .build();
+            }
+        };
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck schema() {
+        return () -> {
+            if (!migrated) {
+                try {
+                    migrated = MigrationPlan.forSchema(dataSource, service.schema())
+                                    .info()
+                                    .pending()
+                                    .length
+                            == 0;
+                } catch (RuntimeException e) {
+                    return HealthCheckResponse.named("durability-schema")
+                            .down()
+                            .withData("error", String.valueOf(e.getMessage()))
+                            .build();
+                }
+            }
+            return HealthCheckResponse.named("durability-schema")
+                    .status(migrated)
+                    .withData("schema", service.schema())
+                    .build();
+        };
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck broker() {
+        return () -> {
+            try (Channel channel = broker.openChannel()) {
+                var response = HealthCheckResponse.named("durability-broker").up();
+                broker.blockedReason().ifPresent(reason -> response.withData("blocked", reason));
+                return response.build();
+            } catch (Exception e) {
+                return HealthCheckResponse.named("durability-broker")
+                        .down()
+                        .withData("error", String.valueOf(e.getMessage()))
+                        .build();
+            }
+        };
+    }
+
+    /**
+     * Every wait of a drain tick is bounded under the lease (docs/decisions/0013-publish-round-budget.md),
+     * so a tick that has not ended for two leases is hung, not slow.
+     */
+    @Produces
+    @Liveness
+    HealthCheck drain() {
+        return () -> {
+            Duration limit =
+                    Duration.ofSeconds(Math.max(60, 2L * outbox.leaseSeconds())).plus(outbox.pollInterval());
+            Duration since = outboxMetrics.sinceLastTick();
+            return HealthCheckResponse.named("durability-drain")
+                    .status(since.compareTo(limit) < 0)
+                    .withData("seconds-since-last-tick", since.toSeconds())
+                    .withData("limit-seconds", limit.toSeconds())
+                    .build();
+        };
+    }
+
+    /** A supervision round waits at most on a broker connect; many missed rounds in a row mean a hang. */
+    @Produces
+    @Liveness
+    HealthCheck consumers() {
+        return () -> {
+            if (!inbox.enabled()) {
+                return HealthCheckResponse.named("durability-consumers")
+                        .up()
+                        .withData("consumers", "disabled on this server")
+                        .build();
+            }
+            Duration limit =
+                    Duration.ofSeconds(60).plus(inbox.superviseInterval().multipliedBy(6));
+            Duration since = consumers.sinceLastSupervision();
+            return HealthCheckResponse.named("durability-consumers")
+                    .status(since.compareTo(limit) < 0)
+                    .withData("seconds-since-last-supervision", since.toSeconds())
+                    .withData("limit-seconds", limit.toSeconds())
+                    .build();
+        };
+    }
+}
