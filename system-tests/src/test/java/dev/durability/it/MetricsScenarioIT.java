@@ -40,6 +40,7 @@ class MetricsScenarioIT {
                 "durability_inbox_dead_lettered_total{" + SHIPMENTS,
                 "durability_dlq_outcomes_total{outcome=\"recorded\"",
                 "durability_dlq_depth",
+                "durability_inbox_queue_depth{" + SHIPMENTS,
                 "durability_idempotency_claims_total",
                 "durability_idempotency_replays_total",
                 "durability_idempotency_conflicts_total",

@@ -65,10 +65,7 @@ public class HealthChecks {
                 query.execute("SELECT 1");
                 return HealthCheckResponse.up("durability-database");
             } catch (Exception e) {
-                return HealthCheckResponse.named("durability-database")
-                        .down()
-                        .withData("error", String.valueOf(e.getMessage()))
-                        .build();
+                return down("durability-database", e);
             }
         };
     }
@@ -85,10 +82,7 @@ public class HealthChecks {
                                     .length
                             == 0;
                 } catch (RuntimeException e) {
-                    return HealthCheckResponse.named("durability-schema")
-                            .down()
-                            .withData("error", String.valueOf(e.getMessage()))
-                            .build();
+                    return down("durability-schema", e);
                 }
             }
             return HealthCheckResponse.named("durability-schema")
@@ -107,12 +101,16 @@ public class HealthChecks {
                 broker.blockedReason().ifPresent(reason -> response.withData("blocked", reason));
                 return response.build();
             } catch (Exception e) {
-                return HealthCheckResponse.named("durability-broker")
-                        .down()
-                        .withData("error", String.valueOf(e.getMessage()))
-                        .build();
+                return down("durability-broker", e);
             }
         };
+    }
+
+    private static HealthCheckResponse down(String check, Exception cause) {
+        return HealthCheckResponse.named(check)
+                .down()
+                .withData("error", String.valueOf(cause.getMessage()))
+                .build();
     }
 
     /**

@@ -57,6 +57,7 @@ import javax.sql.DataSource;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
 
 /**
  * Keeps every declared consumer and the dead-letter queue's consumer running on this server: declares
@@ -150,7 +151,21 @@ public class ConsumerSupervisor {
             LOG.info("Consumers disabled on this server (durability.inbox.enabled=false): no queue is consumed here");
             return;
         }
-        discovery.declarations().forEach(consumer -> metrics.register(consumer.queue()));
+        discovery.declarations().forEach(consumer -> {
+            metrics.register(consumer.queue());
+            ShortLivedValue<Double> depth =
+                    new ShortLivedValue<>(() -> readDepth(consumer.queue()), Duration.ofSeconds(5), System::nanoTime);
+            registry.gauge(
+                    Metadata.builder()
+                            .withName("durability_inbox_queue_depth")
+                            .withDescription("Messages ready in a consumer's queue, waiting for a consumer (NaN when "
+                                    + "the broker is unreachable); with no processing it means the consumer stalled")
+                            .withUnit(MetricUnits.NONE)
+                            .build(),
+                    depth,
+                    ShortLivedValue::get,
+                    new Tag("queue", consumer.queue()));
+        });
         deadLetterMetrics.register();
         try {
             declareAll();
@@ -357,8 +372,12 @@ public class ConsumerSupervisor {
     }
 
     private double readDeadLetterDepth() {
+        return readDepth(deadLetters.queue());
+    }
+
+    private double readDepth(String queue) {
         try (Channel channel = broker.openChannel()) {
-            return channel.queueDeclarePassive(deadLetters.queue()).getMessageCount();
+            return channel.queueDeclarePassive(queue).getMessageCount();
         } catch (IOException | TimeoutException | RuntimeException e) {
             return Double.NaN;
         }
