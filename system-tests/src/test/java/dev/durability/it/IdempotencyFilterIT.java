@@ -85,10 +85,7 @@ class IdempotencyFilterIT {
                             .filter(line -> !line.startsWith("durability.idempotency.claim-timeout-ms="))
                             .collect(Collectors.joining("\n"))
                     + "\ndurability.idempotency.claim-timeout-ms=" + CLAIM_TIMEOUT_MS
-                    + "\ndurability.idempotency.required-paths=/secured/required/*"
-                    // Its own mp_app tag: the probe's counters are its own series, and removing them when the
-                    // probe is undeployed leaves the deployed EAR's counters of the same names in place.
-                    + "\nmp.metrics.appName=idempotency-probe\n";
+                    + "\ndurability.idempotency.required-paths=/secured/required/*\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import jakarta.servlet.ServletContext;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.metrics.Counter;
@@ -12,7 +13,12 @@ import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
-/** The idempotency filter's signals on {@code /metrics}, this server's own. */
+/**
+ * The idempotency filter's signals on {@code /metrics}, this server's own, tagged with the web module's
+ * context root ({@code module}): two modules or applications on one server that use the filter keep
+ * separate series, and undeploying one leaves the other's counters in place
+ * (docs/decisions/0036-filter-metrics-per-module.md).
+ */
 @ApplicationScoped
 public class IdempotencyMetrics {
     /** Why a keyed request was refused before it claimed anything. */
@@ -27,12 +33,17 @@ public class IdempotencyMetrics {
     }
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private volatile Tag module = new Tag("module", "/");
 
     @Inject
     MetricRegistry registry;
 
     /** Every series at 0 from the module's start, so a dashboard and an alert see them before they move. */
     void register(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        if (started instanceof ServletContext context
+                && !context.getContextPath().isEmpty()) {
+            module = new Tag("module", context.getContextPath());
+        }
         claims();
         replays();
         conflicts();
@@ -127,11 +138,12 @@ public class IdempotencyMetrics {
                                 "durability_idempotency_refused",
                                 "Requests refused by the idempotency filter before any claim: an invalid or "
                                         + "missing key (400), a body over the cap (413)"),
-                        new Tag("reason", reason.label())));
+                        new Tag("reason", reason.label()),
+                        module));
     }
 
     private Counter counter(String name, String description) {
-        return counters.computeIfAbsent(name, key -> registry.counter(metadata(name, description)));
+        return counters.computeIfAbsent(name, key -> registry.counter(metadata(name, description), module));
     }
 
     private static Metadata metadata(String name, String description) {
