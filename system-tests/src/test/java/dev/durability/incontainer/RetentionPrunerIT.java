@@ -61,7 +61,7 @@ class RetentionPrunerIT {
         LibraryDeployment.freshOutbox(dataSource);
         execute("DELETE FROM " + S + "event_inbox; DELETE FROM " + S + "dead_letter_audit; DELETE FROM " + S
                 + "idempotency_responses");
-        pruner = new RetentionPruner(dataSource, metrics);
+        pruner = new RetentionPruner(dataSource, LibraryDeployment.SCHEMA, metrics);
     }
 
     @Test
@@ -186,11 +186,11 @@ class RetentionPrunerIT {
         CountDownLatch start = new CountDownLatch(1);
         Future<List<TablePruning>> one = executor.submit(() -> {
             start.await();
-            return new RetentionPruner(dataSource, metrics).prune(DEFAULTS);
+            return new RetentionPruner(dataSource, LibraryDeployment.SCHEMA, metrics).prune(DEFAULTS);
         });
         Future<List<TablePruning>> other = executor.submit(() -> {
             start.await();
-            return new RetentionPruner(dataSource, metrics).prune(DEFAULTS);
+            return new RetentionPruner(dataSource, LibraryDeployment.SCHEMA, metrics).prune(DEFAULTS);
         });
         start.countDown();
         List<TablePruning> both = new java.util.ArrayList<>(one.get());

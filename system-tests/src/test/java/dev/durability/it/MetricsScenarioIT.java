@@ -46,11 +46,16 @@ class MetricsScenarioIT {
                 "durability_idempotency_conflicts_total",
                 "durability_idempotency_mismatches_total",
                 "durability_idempotency_sentinels_total",
-                "durability_retention_pruned_rows_total{table=\"event_outbox\"",
-                "durability_retention_pruned_rows_total{table=\"event_outbox_unroutable\"",
-                "durability_retention_pruned_rows_total{table=\"event_inbox\"",
-                "durability_retention_pruned_rows_total{table=\"dead_letter_audit\"",
-                "durability_retention_pruned_rows_total{table=\"idempotency_responses\"")) {
+                "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
+                        + "\",table=\"event_outbox\"",
+                "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
+                        + "\",table=\"event_outbox_unroutable\"",
+                "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
+                        + "\",table=\"event_inbox\"",
+                "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
+                        + "\",table=\"dead_letter_audit\"",
+                "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
+                        + "\",table=\"idempotency_responses\"")) {
             // Liberty sorts a sample's labels (mp_scope first): a tag is matched anywhere in the braces.
             int brace = name.indexOf('{');
             String pattern = brace < 0

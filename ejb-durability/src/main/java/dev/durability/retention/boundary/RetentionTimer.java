@@ -1,5 +1,6 @@
 package dev.durability.retention.boundary;
 
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.retention.control.RetentionConfig;
 import dev.durability.retention.control.RetentionMetrics;
 import dev.durability.retention.control.RetentionPruner;
@@ -43,6 +44,9 @@ public class RetentionTimer {
     @Inject
     RetentionMetrics metrics;
 
+    @Inject
+    ServiceConfig service;
+
     @Resource(lookup = "jdbc/durability")
     DataSource dataSource;
 
@@ -51,7 +55,7 @@ public class RetentionTimer {
     /** Started with the application so the pruned-rows series exist, at 0, before the first run. */
     @PostConstruct
     void registerMetrics() {
-        metrics.register();
+        metrics.register(service.schema());
     }
 
     /**
@@ -70,7 +74,7 @@ public class RetentionTimer {
     void run() {
         if (running.compareAndSet(false, true)) {
             try {
-                new RetentionPruner(dataSource, metrics).prune(config.plan());
+                new RetentionPruner(dataSource, service.schema(), metrics).prune(config.plan());
             } finally {
                 running.set(false);
             }

@@ -66,11 +66,13 @@ public class RetentionPruner {
     public static final String UNROUTABLE_ROWS = "event_outbox_unroutable";
 
     private final DataSource dataSource;
+    private final String schema;
     private final RetentionMetrics metrics;
 
-    /** Prunes the library's tables in the schema of this data source's connections. */
-    public RetentionPruner(DataSource dataSource, RetentionMetrics metrics) {
+    /** Prunes the library's tables in {@code schema}, the schema of this data source's connections. */
+    public RetentionPruner(DataSource dataSource, String schema, RetentionMetrics metrics) {
         this.dataSource = dataSource;
+        this.schema = schema;
         this.metrics = metrics;
     }
 
@@ -116,7 +118,7 @@ public class RetentionPruner {
                     longest = Math.max(longest, System.nanoTime() - started);
                     statements++;
                     deleted += rows;
-                    metrics.pruned(table, rows);
+                    metrics.pruned(schema, table, rows);
                     if (rows < size) {
                         break;
                     }
@@ -132,7 +134,7 @@ public class RetentionPruner {
             }
             return done;
         } catch (SQLException | RuntimeException e) {
-            metrics.failed(table);
+            metrics.failed(schema, table);
             long sofar = deleted;
             LOG.log(
                     Level.WARNING,
