@@ -35,6 +35,36 @@ import java.util.UUID;
                             @ColumnResult(name = "id", type = Long.class),
                             @ColumnResult(name = "identical", type = Boolean.class)
                         }))
+@SqlResultSetMapping(
+        name = DeadLetter.VIEW,
+        classes =
+                @ConstructorResult(
+                        targetClass = DeadLetterView.class,
+                        columns = {
+                            @ColumnResult(name = "id", type = Long.class),
+                            @ColumnResult(name = "received_at", type = String.class),
+                            @ColumnResult(name = "event_type", type = String.class),
+                            @ColumnResult(name = "original_queue", type = String.class),
+                            @ColumnResult(name = "source_service", type = String.class),
+                            @ColumnResult(name = "envelope_id", type = String.class),
+                            @ColumnResult(name = "reason", type = String.class),
+                            @ColumnResult(name = "path", type = String.class),
+                            @ColumnResult(name = "content", type = String.class),
+                            @ColumnResult(name = "verdict", type = String.class),
+                            @ColumnResult(name = "verdict_note", type = String.class),
+                            @ColumnResult(name = "verdict_by", type = String.class),
+                            @ColumnResult(name = "verdict_at", type = String.class)
+                        }))
+@SqlResultSetMapping(
+        name = DeadLetter.COUNTS,
+        classes =
+                @ConstructorResult(
+                        targetClass = DeadLetterCounts.class,
+                        columns = {
+                            @ColumnResult(name = "total", type = Long.class),
+                            @ColumnResult(name = "untriaged", type = Long.class),
+                            @ColumnResult(name = "last_day", type = Long.class)
+                        }))
 // Parameters: ?1 envelope id, ?2 original queue, ?3 source service, ?4 event type, ?5 reason, ?6 path,
 // ?7 envelope (JSON text), ?8 raw bytes, ?9 x-death (JSON text), ?10 token, ?11 occurred at,
 // ?12 quarantined, ?13 the threshold window in seconds. A token already taken inserts nothing and
@@ -73,6 +103,40 @@ import java.util.UUID;
           AND LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
               > now() - make_interval(secs => CAST(?2 AS double precision))
         """)
+// The admin pages' list, newest first: ?1 event type or null, ?2 original queue or null, ?3 'all',
+// 'untriaged', 'redriven' or 'known-bad' (the latest verdict), ?4 at most this many rows.
+@NamedNativeQuery(name = DeadLetter.LIST, resultSetMapping = DeadLetter.VIEW, query = """
+        SELECT d.id, to_char(d.dlq_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"') AS received_at,
+               d.event_type, d.original_queue, d.source_service, CAST(d.envelope_id AS text) AS envelope_id,
+               d.reason, d.path,
+               COALESCE(left(CAST(d.envelope AS text), 4000), left(encode(d.raw_bytes, 'escape'), 4000)) AS content,
+               t.verdict, t.note AS verdict_note, t.principal AS verdict_by,
+               to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"') AS verdict_at
+          FROM dead_letter_audit d
+          LEFT JOIN LATERAL (SELECT verdict, note, principal, at FROM dead_letter_triage
+                              WHERE dead_letter_id = d.id ORDER BY at DESC, id DESC LIMIT 1) t ON true
+         WHERE (CAST(?1 AS text) IS NULL OR d.event_type = CAST(?1 AS text))
+           AND (CAST(?2 AS text) IS NULL OR d.original_queue = CAST(?2 AS text))
+           AND (?3 = 'all' OR (?3 = 'untriaged' AND t.verdict IS NULL) OR t.verdict = ?3)
+         ORDER BY d.id DESC
+         LIMIT ?4
+        """)
+// The envelope of dead letter ?1 as JSON text: no row when there is no such dead letter, a null when it
+// holds raw bytes only.
+@NamedNativeQuery(name = DeadLetter.ENVELOPE_OF, query = """
+        SELECT CAST(envelope AS text) FROM dead_letter_audit WHERE id = ?1 FOR KEY SHARE
+        """)
+// A triage verdict on dead letter ?1: ?2 'redriven' or 'known-bad', ?3 a note or null, ?4 who.
+@NamedNativeQuery(name = DeadLetter.TRIAGE, query = """
+        INSERT INTO dead_letter_triage (dead_letter_id, verdict, note, principal) VALUES (?1, ?2, CAST(?3 AS text), ?4)
+        """)
+@NamedNativeQuery(name = DeadLetter.COUNT_ALL, resultSetMapping = DeadLetter.COUNTS, query = """
+        SELECT count(*) AS total,
+               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM dead_letter_triage t WHERE t.dead_letter_id = d.id))
+                   AS untriaged,
+               count(*) FILTER (WHERE d.dlq_received_at > now() - interval '24 hours') AS last_day
+          FROM dead_letter_audit d
+        """)
 public class DeadLetter {
     public static final String RECORDED_ROW = "DeadLetter.recordedRow";
     public static final String STORED_CLAIM = "DeadLetter.storedClaim";
@@ -80,6 +144,12 @@ public class DeadLetter {
     public static final String CLAIM_OF_TOKEN = "DeadLetter.claimOfToken";
     public static final String LOCK_EVENT_TYPE = "DeadLetter.lockEventType";
     public static final String COUNT_IN_WINDOW = "DeadLetter.countInWindow";
+    public static final String LIST = "DeadLetter.list";
+    public static final String ENVELOPE_OF = "DeadLetter.envelopeOf";
+    public static final String TRIAGE = "DeadLetter.triage";
+    public static final String COUNT_ALL = "DeadLetter.countAll";
+    static final String VIEW = "DeadLetter.view";
+    static final String COUNTS = "DeadLetter.counts";
 
     @Id
     @Column(name = "id")

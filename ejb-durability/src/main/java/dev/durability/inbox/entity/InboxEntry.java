@@ -41,6 +41,28 @@ import java.util.UUID;
 // fails, the transaction rolls back and none of it happened. A row already processed or dead-lettered
 // is left alone and nothing is returned; a concurrent delivery of the same envelope to the same queue
 // waits here until the first one committed or rolled back.
+@SqlResultSetMapping(
+        name = InboxEntry.QUEUE_STATS,
+        classes =
+                @ConstructorResult(
+                        targetClass = InboxQueueStats.class,
+                        columns = {
+                            @ColumnResult(name = "consumer_queue", type = String.class),
+                            @ColumnResult(name = "processed", type = Long.class),
+                            @ColumnResult(name = "in_progress", type = Long.class),
+                            @ColumnResult(name = "dead_lettered", type = Long.class)
+                        }))
+// Per consumer queue, the envelopes first received in the last 24 hours (a range of the received_at index).
+@NamedNativeQuery(name = InboxEntry.LAST_DAY, resultSetMapping = InboxEntry.QUEUE_STATS, query = """
+        SELECT consumer_queue,
+               count(*) FILTER (WHERE processed_at IS NOT NULL) AS processed,
+               count(*) FILTER (WHERE processed_at IS NULL AND dead_lettered_at IS NULL) AS in_progress,
+               count(*) FILTER (WHERE dead_lettered_at IS NOT NULL) AS dead_lettered
+          FROM event_inbox
+         WHERE received_at > now() - interval '24 hours'
+         GROUP BY consumer_queue
+         ORDER BY consumer_queue
+        """)
 @NamedNativeQuery(name = InboxEntry.BEGIN, query = """
         INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, processed_at, attempts)
         VALUES (?1, CAST(?2 AS uuid), ?3, ?4, now(), 1)
@@ -85,6 +107,8 @@ import java.util.UUID;
           AND dead_lettered_at IS NULL
         """)
 public class InboxEntry {
+    public static final String LAST_DAY = "InboxEntry.lastDay";
+    static final String QUEUE_STATS = "InboxEntry.queueStats";
     public static final String STATE = "InboxEntry.state";
     public static final String BEGIN = "InboxEntry.begin";
     public static final String STATE_OF = "InboxEntry.stateOf";

@@ -56,6 +56,27 @@ import java.util.UUID;
                             @ColumnResult(name = "with_errors", type = Long.class),
                             @ColumnResult(name = "unroutable", type = Long.class)
                         }))
+@SqlResultSetMapping(
+        name = OutboxEvent.REPLAY_COUNT,
+        classes =
+                @ConstructorResult(
+                        targetClass = ReplayCount.class,
+                        columns = {
+                            @ColumnResult(name = "matched", type = Long.class),
+                            @ColumnResult(name = "restageable", type = Long.class),
+                            @ColumnResult(name = "restaged", type = Long.class),
+                            @ColumnResult(name = "beyond_retention", type = Boolean.class),
+                            @ColumnResult(name = "retained_since", type = String.class)
+                        }))
+@SqlResultSetMapping(
+        name = OutboxEvent.RESTAGED_ROW,
+        classes =
+                @ConstructorResult(
+                        targetClass = RestagedRow.class,
+                        columns = {
+                            @ColumnResult(name = "inserted", type = Boolean.class),
+                            @ColumnResult(name = "publication", type = Integer.class)
+                        }))
 // Every statement below takes its parameters in one order: the claim token first (?1) where there is
 // one, then the row ids (?2), then what the statement alone needs. Parameters are cast in SQL, so the
 // statements do not depend on how the driver types them. Every statement runs on the database clock.
@@ -154,6 +175,61 @@ import java.util.UUID;
                (SELECT count(*) FROM (SELECT 1 FROM event_outbox
                  WHERE unroutable_at IS NOT NULL LIMIT ?2) u) AS unroutable
         """)
+// Replay (docs/admin.md). Parameters: ?1 from, ?2 to (the window [from, to) on created_at), ?3 the event type
+// or null for all, ?4 true for only the rows that came back unroutable, ?5 the days retention keeps the
+// scope's rows (0: forever). Counts what the window holds and whether it reaches past retention.
+@NamedNativeQuery(name = OutboxEvent.REPLAY_PREVIEW, resultSetMapping = OutboxEvent.REPLAY_COUNT, query = """
+        SELECT count(*) AS matched,
+               count(*) FILTER (WHERE published_at IS NOT NULL OR unroutable_at IS NOT NULL) AS restageable,
+               CAST(0 AS bigint) AS restaged,
+               (CAST(?5 AS int) > 0
+                AND CAST(?1 AS timestamptz) < now() - make_interval(days => CAST(?5 AS int))) AS beyond_retention,
+               CASE WHEN CAST(?5 AS int) > 0
+                    THEN to_char((now() - make_interval(days => CAST(?5 AS int))) AT TIME ZONE 'UTC',
+                                 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END AS retained_since
+          FROM event_outbox
+         WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
+           AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
+           AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
+        """)
+// Re-stages the published and unroutable rows of a window in one UPDATE: pending again with a fresh start
+// (no attempts, error, claim or backoff) and the next publication generation, which consumers that gave
+// up on an envelope take as a new occurrence. Pending rows are left alone: re-staging one would clear the
+// claim a drain is publishing it under. Same parameters as the preview, without ?5.
+@NamedNativeQuery(name = OutboxEvent.REPLAY, query = """
+        WITH restaged AS (
+            UPDATE event_outbox
+               SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL,
+                   last_attempt_at = NULL, next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL,
+                   claimed_by = NULL, publication = publication + 1
+             WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
+               AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
+               AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
+               AND (published_at IS NOT NULL OR unroutable_at IS NOT NULL)
+            RETURNING 1)
+        SELECT count(*) FROM restaged
+        """)
+// Redrive: re-stages one envelope, ?1 its id, ?2 aggregate id, ?3 event type, ?4 the envelope's JSON text.
+// The row is reset as a replay resets it; a row retention already pruned is staged anew, with a publication
+// after any the consumers gave up on. No row comes back when the event is still pending.
+@NamedNativeQuery(name = OutboxEvent.RESTAGE_ENVELOPE, resultSetMapping = OutboxEvent.RESTAGED_ROW, query = """
+        INSERT INTO event_outbox AS o (id, aggregate_id, event_type, envelope, publication)
+        VALUES (CAST(?1 AS uuid), CAST(?2 AS uuid), ?3, CAST(?4 AS jsonb),
+                1 + COALESCE((SELECT max(dead_lettered_publication) FROM event_inbox
+                               WHERE envelope_id = CAST(?1 AS uuid)), 0))
+        ON CONFLICT (id) DO UPDATE
+           SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL, last_attempt_at = NULL,
+               next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, claimed_by = NULL,
+               publication = o.publication + 1
+         WHERE o.published_at IS NOT NULL OR o.unroutable_at IS NOT NULL
+        RETURNING (xmax = 0) AS inserted, publication
+        """)
+// The event types among the ?1 most recently staged rows, for the replay page's suggestions: bounded, so the
+// page never scans a month of events to draw a list.
+@NamedNativeQuery(name = OutboxEvent.RECENT_EVENT_TYPES, query = """
+        SELECT event_type FROM (SELECT event_type FROM event_outbox ORDER BY created_at DESC LIMIT ?1) recent
+         GROUP BY event_type ORDER BY event_type
+        """)
 public class OutboxEvent {
     public static final String BOUND_STATEMENTS = "OutboxEvent.boundStatements";
     public static final String PREFER_ORDERED_PENDING_SCAN = "OutboxEvent.preferOrderedPendingScan";
@@ -163,9 +239,15 @@ public class OutboxEvent {
     public static final String RELEASE_FAILED = "OutboxEvent.releaseFailed";
     public static final String RELEASE_UNTRIED = "OutboxEvent.releaseUntried";
     public static final String PENDING_STATUS = "OutboxEvent.pendingStatus";
+    public static final String REPLAY_PREVIEW = "OutboxEvent.replayPreview";
+    public static final String REPLAY = "OutboxEvent.replay";
+    public static final String RESTAGE_ENVELOPE = "OutboxEvent.restageEnvelope";
+    public static final String RECENT_EVENT_TYPES = "OutboxEvent.recentEventTypes";
     static final String CLAIMED_ROW = "OutboxEvent.claimedRow";
     static final String PUBLISHED_ROW = "OutboxEvent.publishedRow";
     static final String STATUS = "OutboxEvent.status";
+    static final String REPLAY_COUNT = "OutboxEvent.replayCount";
+    static final String RESTAGED_ROW = "OutboxEvent.restagedRow";
 
     /** The longest {@code last_error} kept: enough for a broker's reply text, bounded against runaway messages. */
     public static final int MAX_ERROR_LENGTH = 2000;

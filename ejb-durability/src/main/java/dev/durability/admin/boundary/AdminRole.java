@@ -1,0 +1,8 @@
+package dev.durability.admin.boundary;
+
+/** The one role the admin actions require; docs/admin.md says how a deployment grants it. */
+public final class AdminRole {
+    public static final String NAME = "durability-admin";
+
+    private AdminRole() {}
+}

@@ -1,0 +1,163 @@
+package dev.durability.admin.boundary;
+
+import dev.durability.admin.control.AdminActionRefused;
+import dev.durability.admin.control.AdminActionRefused.Reason;
+import dev.durability.admin.control.AdminAudit;
+import dev.durability.admin.control.Channel;
+import dev.durability.admin.control.RedriveOutcome;
+import dev.durability.deadletter.entity.DeadLetter;
+import dev.durability.deadletter.entity.DeadLetterView;
+import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.outbox.entity.RestagedRow;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What operators decide about dead letters (docs/admin.md): a redrive re-stages the envelope through the
+ * outbox, so it reaches every consumer bound to its event type again (those that processed it count a
+ * duplicate); a known-bad verdict records that nobody should. Verdicts are rows of their own: the
+ * {@code dead_letter_audit} row is never rewritten. Each action is one container transaction (required)
+ * with its audit row.
+ */
+@Stateless
+@RolesAllowed(AdminRole.NAME)
+public class DeadLetterTriage {
+    /** The list's filter on the latest verdict. */
+    public static final Set<String> STATUSES = Set.of("all", "untriaged", "redriven", "known-bad");
+
+    static final int MAX_NOTE_LENGTH = 2000;
+    static final int MAX_LISTED = 500;
+
+    @PersistenceContext(unitName = "durability")
+    EntityManager em;
+
+    @Resource
+    SessionContext session;
+
+    @Inject
+    AdminAudit audit;
+
+    /** The newest dead letters, narrowed by event type, original queue and verdict (null or blank: any). */
+    public List<DeadLetterView> list(String eventType, String queue, String status, int limit) {
+        String verdict = status == null || status.isBlank() ? "all" : status;
+        if (!STATUSES.contains(verdict)) {
+            throw new AdminActionRefused(
+                    Reason.INVALID_REQUEST, "status must be one of all, untriaged, redriven, known-bad");
+        }
+        return em.createNamedQuery(DeadLetter.LIST, DeadLetterView.class)
+                .setParameter(1, blankToNull(eventType))
+                .setParameter(2, blankToNull(queue))
+                .setParameter(3, verdict)
+                .setParameter(4, Math.max(1, Math.min(limit, MAX_LISTED)))
+                .getResultList();
+    }
+
+    /**
+     * Re-stages the envelope of dead letter {@code id}.
+     *
+     * @throws AdminActionRefused when there is no such dead letter, or it holds no valid envelope (audited)
+     */
+    public RedriveOutcome redrive(long id, Channel channel) {
+        String principal = session.getCallerPrincipal().getName();
+        JsonObject asked = Json.createObjectBuilder().add("dead_letter_id", id).build();
+        EventEnvelope envelope;
+        String json = envelopeOf(id, principal, channel, AdminAudit.REDRIVE, asked);
+        try {
+            if (json == null) {
+                throw new InvalidEnvelopeException("it holds raw bytes, not a JSON envelope");
+            }
+            envelope = EnvelopeJson.read(json);
+        } catch (InvalidEnvelopeException e) {
+            var refusal = new AdminActionRefused(
+                    Reason.NOT_REDRIVABLE,
+                    "dead letter " + id + " cannot be redriven: " + e.getMessage()
+                            + "; nothing can re-stage it, mark it known-bad instead");
+            audit.refused(principal, channel, AdminAudit.REDRIVE, asked, refusal.getMessage());
+            throw refusal;
+        }
+        List<RestagedRow> restaged = em.createNamedQuery(OutboxEvent.RESTAGE_ENVELOPE, RestagedRow.class)
+                .setParameter(1, envelope.id().toString())
+                .setParameter(
+                        2,
+                        envelope.aggregateId() == null
+                                ? null
+                                : envelope.aggregateId().toString())
+                .setParameter(3, envelope.eventType())
+                .setParameter(4, json)
+                .getResultList();
+        RedriveOutcome outcome = restaged.isEmpty()
+                ? new RedriveOutcome(id, envelope.id(), envelope.eventType(), false, false, null)
+                : new RedriveOutcome(
+                        id,
+                        envelope.id(),
+                        envelope.eventType(),
+                        true,
+                        restaged.get(0).inserted(),
+                        restaged.get(0).publication());
+        triage(id, "redriven", outcome.restaged() ? null : "already pending in the outbox", principal);
+        audit.done(principal, channel, AdminAudit.REDRIVE, outcome.toJson());
+        return outcome;
+    }
+
+    /**
+     * Records that dead letter {@code id} is known bad and must not be redriven.
+     *
+     * @throws AdminActionRefused when there is no such dead letter or the note is too long (audited)
+     */
+    public void markKnownBad(long id, String note, Channel channel) {
+        String principal = session.getCallerPrincipal().getName();
+        String kept = blankToNull(note);
+        JsonObject asked = Json.createObjectBuilder()
+                .add("dead_letter_id", id)
+                .add("note", kept == null ? "" : kept.substring(0, Math.min(kept.length(), 300)))
+                .build();
+        if (kept != null && kept.length() > MAX_NOTE_LENGTH) {
+            var refusal = new AdminActionRefused(
+                    Reason.INVALID_REQUEST, "the note is longer than " + MAX_NOTE_LENGTH + " characters");
+            audit.refused(principal, channel, AdminAudit.KNOWN_BAD, asked, refusal.getMessage());
+            throw refusal;
+        }
+        envelopeOf(id, principal, channel, AdminAudit.KNOWN_BAD, asked);
+        triage(id, "known-bad", kept, principal);
+        audit.done(principal, channel, AdminAudit.KNOWN_BAD, asked);
+    }
+
+    /** The dead letter's envelope text (null for raw bytes), locked against retention until commit. */
+    private String envelopeOf(long id, String principal, Channel channel, String action, JsonObject asked) {
+        List<String> found = em.createNamedQuery(DeadLetter.ENVELOPE_OF, String.class)
+                .setParameter(1, id)
+                .getResultList();
+        if (found.isEmpty()) {
+            var refusal = new AdminActionRefused(
+                    Reason.NOT_FOUND, "there is no dead letter " + id + " (retention may have deleted it)");
+            audit.refused(principal, channel, action, asked, refusal.getMessage());
+            throw refusal;
+        }
+        return found.get(0);
+    }
+
+    private void triage(long id, String verdict, String note, String principal) {
+        em.createNamedQuery(DeadLetter.TRIAGE)
+                .setParameter(1, id)
+                .setParameter(2, verdict)
+                .setParameter(3, note)
+                .setParameter(4, principal)
+                .executeUpdate();
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.strip();
+    }
+}

@@ -1,0 +1,100 @@
+package dev.durability.admin.boundary;
+
+import dev.durability.admin.control.AdminActionRefused;
+import dev.durability.admin.control.AdminActionRefused.Reason;
+import dev.durability.admin.control.AdminAudit;
+import dev.durability.admin.control.Channel;
+import dev.durability.admin.control.ReplayOutcome;
+import dev.durability.admin.control.ReplayRequest;
+import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.outbox.entity.ReplayCount;
+import dev.durability.retention.control.RetentionConfig;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+
+/**
+ * Replays a window of the outbox (docs/admin.md): counts it and, unless it is a dry run, re-stages its
+ * published and unroutable rows with one UPDATE, in one container transaction (required) with the audit row.
+ * The drains pick the rows up as they do freshly staged ones; consumers that already processed an event
+ * count a duplicate, those that had given up on it run it again.
+ */
+@Stateless
+@RolesAllowed(AdminRole.NAME)
+public class Replays {
+
+    @PersistenceContext(unitName = "durability")
+    EntityManager em;
+
+    @Resource
+    SessionContext session;
+
+    @Inject
+    AdminAudit audit;
+
+    @Inject
+    RetentionConfig retention;
+
+    /**
+     * Replays the window the parameters describe, exactly as the operator gave them.
+     *
+     * @throws AdminActionRefused for a missing, unparsable, inverted or too old window (audited, nothing changed)
+     */
+    public ReplayOutcome replay(
+            String from, String to, String eventType, String scope, String dryRun, Channel channel) {
+        String principal = session.getCallerPrincipal().getName();
+        String action =
+                "true".equals(dryRun == null ? null : dryRun.strip()) ? AdminAudit.REPLAY_PREVIEW : AdminAudit.REPLAY;
+        ReplayRequest request;
+        try {
+            request = ReplayRequest.parse(from, to, eventType, scope, dryRun);
+        } catch (AdminActionRefused e) {
+            audit.refused(
+                    principal,
+                    channel,
+                    action,
+                    ReplayRequest.rawJson(from, to, eventType, scope, dryRun),
+                    e.getMessage());
+            throw e;
+        }
+        boolean onlyUnroutable = request.scope() == ReplayRequest.Scope.UNROUTABLE;
+        ReplayCount count = em.createNamedQuery(OutboxEvent.REPLAY_PREVIEW, ReplayCount.class)
+                .setParameter(1, ReplayRequest.rfc3339(request.from()))
+                .setParameter(2, ReplayRequest.rfc3339(request.to()))
+                .setParameter(3, request.eventType())
+                .setParameter(4, onlyUnroutable)
+                .setParameter(5, retentionDays(onlyUnroutable))
+                .getSingleResult();
+        if (count.beyondRetention()) {
+            var refusal = new AdminActionRefused(
+                    Reason.BEYOND_RETENTION,
+                    "the window starts at " + request.from() + ", before " + count.retainedSince()
+                            + ": retention deletes " + (onlyUnroutable ? "unroutable" : "published")
+                            + " events older than " + retentionDays(onlyUnroutable)
+                            + " days, so a replay from there would re-publish only part of the window; start it at "
+                            + count.retainedSince() + " or later");
+            audit.refused(principal, channel, action, request.toJson().build(), refusal.getMessage());
+            throw refusal;
+        }
+        long restaged = request.dryRun()
+                ? 0
+                : em.createNamedQuery(OutboxEvent.REPLAY, Long.class)
+                        .setParameter(1, ReplayRequest.rfc3339(request.from()))
+                        .setParameter(2, ReplayRequest.rfc3339(request.to()))
+                        .setParameter(3, request.eventType())
+                        .setParameter(4, onlyUnroutable)
+                        .getSingleResult();
+        ReplayOutcome outcome = new ReplayOutcome(request, count.matched(), count.restageable(), restaged);
+        audit.done(principal, channel, action, outcome.toJson());
+        return outcome;
+    }
+
+    private int retentionDays(boolean onlyUnroutable) {
+        var plan = retention.plan();
+        return (int) (onlyUnroutable ? plan.unroutable() : plan.outbox()).toDays();
+    }
+}

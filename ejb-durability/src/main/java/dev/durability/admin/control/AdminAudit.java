@@ -1,0 +1,54 @@
+package dev.durability.admin.control;
+
+import dev.durability.admin.entity.AdminAuditEntry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.logging.Logger;
+
+/**
+ * Writes every admin action, accepted or refused, as a log line and an {@code admin_audit} row, in the
+ * transaction of the action itself: an action that rolls back leaves no row claiming it happened. Values are
+ * logged as JSON strings, so a principal or parameter holding line breaks cannot forge log lines.
+ */
+@ApplicationScoped
+public class AdminAudit {
+    private static final Logger LOG = Logger.getLogger(AdminAudit.class.getName());
+
+    /** The actions {@code admin_audit.action} names. */
+    public static final String REPLAY = "replay";
+
+    public static final String REPLAY_PREVIEW = "replay-preview";
+    public static final String REDRIVE = "redrive";
+    public static final String KNOWN_BAD = "known-bad";
+
+    @PersistenceContext(unitName = "durability")
+    EntityManager em;
+
+    public void done(String principal, Channel channel, String action, JsonObject details) {
+        record(principal, channel, action, "done", details);
+    }
+
+    public void refused(String principal, Channel channel, String action, JsonObject details, String message) {
+        record(
+                principal,
+                channel,
+                action,
+                "refused",
+                Json.createObjectBuilder(details).add("refusal", message).build());
+    }
+
+    private void record(String principal, Channel channel, String action, String outcome, JsonObject details) {
+        LOG.info(() -> "admin " + action + " " + outcome + " by " + Json.createValue(principal) + " ("
+                + channel.column() + "): " + details);
+        em.createNamedQuery(AdminAuditEntry.RECORD)
+                .setParameter(1, principal)
+                .setParameter(2, channel.column())
+                .setParameter(3, action)
+                .setParameter(4, outcome)
+                .setParameter(5, details.toString())
+                .executeUpdate();
+    }
+}

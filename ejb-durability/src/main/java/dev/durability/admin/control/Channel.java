@@ -1,0 +1,18 @@
+package dev.durability.admin.control;
+
+/** How an admin signed in: the pages' form login, or a bearer token on the REST API. Stored in the audit. */
+public enum Channel {
+    FORM("form"),
+    BEARER("bearer");
+
+    private final String column;
+
+    Channel(String column) {
+        this.column = column;
+    }
+
+    /** The value of {@code admin_audit.channel}. */
+    public String column() {
+        return column;
+    }
+}

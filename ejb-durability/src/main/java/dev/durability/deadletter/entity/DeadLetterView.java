@@ -1,0 +1,24 @@
+package dev.durability.deadletter.entity;
+
+/**
+ * A dead letter as the admin pages list it, with the latest triage verdict, if any.
+ *
+ * @param receivedAt when the dead-letter queue's consumer recorded it, UTC
+ * @param content the envelope's JSON text, or the raw bytes with non-ASCII escaped, cut at 4,000 characters;
+ *     shown as text, never as markup
+ * @param verdict {@code redriven}, {@code known-bad}, or null while untriaged
+ */
+public record DeadLetterView(
+        Long id,
+        String receivedAt,
+        String eventType,
+        String originalQueue,
+        String sourceService,
+        String envelopeId,
+        String reason,
+        String path,
+        String content,
+        String verdict,
+        String verdictNote,
+        String verdictBy,
+        String verdictAt) {}
