@@ -72,7 +72,8 @@ public class Replays {
         if (count.beyondRetention()) {
             var refusal = new AdminActionRefused(
                     Reason.BEYOND_RETENTION,
-                    "the window starts at " + request.from() + ", before " + count.retainedSince()
+                    "the window starts at " + ReplayRequest.rfc3339(request.from()) + ", before "
+                            + count.retainedSince()
                             + ": retention deletes " + (onlyUnroutable ? "unroutable" : "published")
                             + " events older than " + retentionDays(onlyUnroutable)
                             + " days, so a replay from there would re-publish only part of the window; start it at "
