@@ -53,7 +53,7 @@ class AdminReplayApiIT {
         tables.seedOutbox(published1, windowStart, State.PUBLISHED);
         tables.seedOutbox(published2, windowStart.plusMinutes(30), State.PUBLISHED);
         tables.seedOutbox(unroutable, windowStart.plusMinutes(59), State.UNROUTABLE);
-        tables.seedOutbox(pending, windowStart.plusMinutes(1), State.PENDING);
+        tables.seedOutbox(pending, windowStart.plusMinutes(1), State.BACKED_OFF);
         tables.seedOutbox(otherType, windowStart.plusMinutes(2), State.PUBLISHED);
         tables.seedOutbox(outside, windowEnd, State.PUBLISHED); // [from, to): the end is outside
 
@@ -90,14 +90,17 @@ class AdminReplayApiIT {
                         .until(() -> tables.outbox(replayed.id()).publishedAt() != null);
                 assertThat(tables.outbox(replayed.id()).unroutableAt()).isNull();
             }
-            // The pending row was left to the drain that owns it (it goes out once, as publication 0); the
+            // The pending row was left to its backoff (a replay never clears a claim or a retry plan); the
             // other type and the row at the window's end were not touched.
-            queue.awaitArrivalOf(List.of(pending), Duration.ofSeconds(30));
             assertThat(tables.outbox(pending.id()).publication()).isZero();
+            assertThat(tables.outbox(pending.id()).attempts()).isEqualTo(1);
             assertThat(tables.outbox(otherType.id()).publication()).isZero();
             assertThat(tables.outbox(outside.id()).publication()).isZero();
             assertThat(queue.messages().stream().map(EventQueue.Message::id).toList())
-                    .doesNotContain(otherType.id().toString(), outside.id().toString());
+                    .doesNotContain(
+                            pending.id().toString(),
+                            otherType.id().toString(),
+                            outside.id().toString());
         }
 
         List<AdminTables.AuditRow> audit = tables.auditOf(user);

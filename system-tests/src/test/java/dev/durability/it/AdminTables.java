@@ -23,7 +23,8 @@ final class AdminTables {
     }
 
     enum State {
-        PENDING,
+        /** Pending, failed once and backed off for a day: the drain leaves it alone during a test. */
+        BACKED_OFF,
         PUBLISHED,
         UNROUTABLE
     }
@@ -32,12 +33,13 @@ final class AdminTables {
 
     record AuditRow(String principal, String channel, String action, String outcome, String details) {}
 
-    /** An outbox row created at {@code createdAt}, published or returned unroutable a second later, or pending. */
+    /** An outbox row created at {@code createdAt}: published or returned unroutable a second later, or backed off. */
     void seedOutbox(EventEnvelope envelope, OffsetDateTime createdAt, State state) throws SQLException {
         try (Connection c = OutboxTable.connect();
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema
-                        + ".event_outbox (id, aggregate_id, event_type, envelope, created_at, published_at, unroutable_at)"
-                        + " VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?)")) {
+                        + ".event_outbox (id, aggregate_id, event_type, envelope, created_at, published_at, unroutable_at,"
+                        + " attempts, last_error, next_attempt_at) VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?,"
+                        + " CASE WHEN ? THEN now() + interval '1 day' END)")) {
             insert.setObject(1, envelope.id());
             insert.setObject(2, envelope.aggregateId());
             insert.setString(3, envelope.eventType());
@@ -45,6 +47,9 @@ final class AdminTables {
             insert.setObject(5, createdAt);
             insert.setObject(6, state == State.PUBLISHED ? createdAt.plusSeconds(1) : null);
             insert.setObject(7, state == State.UNROUTABLE ? createdAt.plusSeconds(1) : null);
+            insert.setInt(8, state == State.BACKED_OFF ? 1 : 0);
+            insert.setString(9, state == State.BACKED_OFF ? "seeded: broker nacked" : null);
+            insert.setBoolean(10, state == State.BACKED_OFF);
             insert.executeUpdate();
         }
     }

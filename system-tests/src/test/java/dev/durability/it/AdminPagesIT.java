@@ -1,0 +1,259 @@
+package dev.durability.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.it.AdminTables.State;
+import jakarta.json.Json;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.WebElement;
+
+/**
+ * The admin pages in a real browser (headless Chromium) on the deployed EAR, signed in through the server's form
+ * login as the development operator. Each test seeds its own outbox rows (at an instant days back) and dead
+ * letters, under event types of its own.
+ */
+class AdminPagesIT {
+    private static final String OPERATOR = "operator";
+    private static final String OPERATOR_PASSWORD = "operator-demo";
+    private final URI server = Coordinates.mainServer();
+    private final AdminTables tables = new AdminTables(Coordinates.mainSchema());
+    private final String prefix = "p" + UUID.randomUUID().toString().substring(0, 8);
+    private final OffsetDateTime windowStart = OffsetDateTime.now(ZoneOffset.UTC)
+            .minusDays(ThreadLocalRandom.current().nextInt(5, 25))
+            .minusSeconds(ThreadLocalRandom.current().nextInt(86_400))
+            .truncatedTo(ChronoUnit.SECONDS);
+
+    @Test
+    void anOperatorPreviewsAReplayConfirmsItAndSeesTheCounts() throws Exception {
+        String type = prefix + ".replayed";
+        List<EventEnvelope> published = OutboxTable.envelopes(type, 3);
+        for (EventEnvelope envelope : published) {
+            tables.seedOutbox(envelope, windowStart.plusMinutes(1), State.PUBLISHED);
+        }
+        EventEnvelope pending = OutboxTable.envelopes(type, 1).get(0);
+        tables.seedOutbox(pending, windowStart.plusMinutes(2), State.BACKED_OFF);
+
+        try (AdminBrowser browser = new AdminBrowser(server);
+                EventQueue queue = new EventQueue(type)) {
+            browser.signIn(OPERATOR, OPERATOR_PASSWORD);
+            browser.waitForText(By.id("signed-in-as"), OPERATOR);
+            assertThat(browser.waitFor(By.id("outbox-depth")).getText()).matches("[0-9]+");
+            browser.screenshot("admin-status");
+
+            browser.driver().findElement(By.id("nav-replay")).click();
+            browser.type(By.id("replay:from"), windowStart.toString());
+            browser.type(By.id("replay:to"), windowStart.plusHours(1).toString());
+            browser.type(By.id("replay:event-type"), type);
+            browser.driver().findElement(By.id("replay:preview")).click();
+            browser.waitForText(By.id("preview-matched"), "4");
+            assertThat(browser.driver()
+                            .findElement(By.id("preview-restageable"))
+                            .getText())
+                    .isEqualTo("3");
+            assertThat(browser.driver().findElement(By.id("preview-pending")).getText())
+                    .isEqualTo("1");
+            browser.screenshot("admin-replay-preview");
+            // Nothing changed yet: the preview was a dry run.
+            assertThat(tables.outbox(published.get(0).id()).publication()).isZero();
+
+            browser.driver().findElement(By.id("replay:confirm")).click();
+            browser.waitForText(By.id("done-restaged"), "3");
+            browser.screenshot("admin-replay-done");
+
+            queue.awaitArrivalOf(published, Duration.ofSeconds(30));
+            for (EventEnvelope envelope : published) {
+                assertThat(tables.outbox(envelope.id()).publication()).isEqualTo(1);
+            }
+        }
+        List<AdminTables.AuditRow> mine = tables.auditOf(OPERATOR).stream()
+                .filter(row -> row.details().contains(type))
+                .toList();
+        assertThat(mine).extracting(AdminTables.AuditRow::action).containsExactly("replay-preview", "replay");
+        assertThat(mine).allSatisfy(row -> assertThat(row.channel()).isEqualTo("form"));
+    }
+
+    @Test
+    void anOperatorRedrivesOneDeadLetterAndMarksAHostileOneKnownBadSeeingItsMarkupAsText() throws Exception {
+        String type = prefix + ".failed";
+        EventEnvelope good = OutboxTable.envelopes(type, 1).get(0);
+        long goodLetter = tables.seedDeadLetter(good.id(), type, "it.some-consumer", EnvelopeJson.write(good));
+        String markup = "<script>window.pwned = 1</script><img src=x onerror=window.pwned=2>";
+        EventEnvelope hostile = EventEnvelope.builder(type, "orders")
+                .payload(Json.createObjectBuilder().add("note", markup).build())
+                .build();
+        long hostileLetter = tables.seedDeadLetter(hostile.id(), type, "it.some-consumer", EnvelopeJson.write(hostile));
+        String hostileRowBefore = tables.deadLetterRow(hostileLetter);
+
+        try (AdminBrowser browser = new AdminBrowser(server);
+                EventQueue queue = new EventQueue(type)) {
+            browser.signIn(OPERATOR, OPERATOR_PASSWORD);
+            browser.waitForText(By.id("signed-in-as"), OPERATOR);
+            browser.driver().findElement(By.id("nav-dead-letters")).click();
+            browser.type(By.id("filter:event-type"), type);
+            browser.driver().findElement(By.id("filter:apply")).click();
+            await().atMost(Duration.ofSeconds(20)).until(() -> rowOf(browser, hostileLetter) != null);
+            browser.screenshot("admin-dead-letters");
+
+            // Shown as text: the markup is on the page as characters, and none of it ran.
+            assertThat(rowOf(browser, hostileLetter).getText()).contains(markup);
+            assertThat(browser.driver().getPageSource()).doesNotContain("<script>window.pwned");
+            assertThat(((JavascriptExecutor) browser.driver()).executeScript("return window.pwned === undefined"))
+                    .isEqualTo(true);
+
+            rowOf(browser, goodLetter)
+                    .findElement(By.cssSelector("input[value='Redrive']"))
+                    .click();
+            browser.waitFor(By.cssSelector("#messages .info"));
+            assertThat(browser.driver().findElement(By.id("messages")).getText())
+                    .contains("Dead letter " + goodLetter + " redriven");
+            queue.awaitArrivalOf(List.of(good), Duration.ofSeconds(30));
+            assertThat(queue.messages().get(0).properties().getHeaders().get("x-durability-publication"))
+                    .isEqualTo(1);
+
+            browser.driver().findElement(By.id("filter:status")).sendKeys("all");
+            browser.driver().findElement(By.id("filter:apply")).click();
+            await().atMost(Duration.ofSeconds(20)).until(() -> rowOf(browser, hostileLetter) != null);
+            WebElement row = rowOf(browser, hostileLetter);
+            row.findElement(By.cssSelector("input[title='note']")).sendKeys("payload is test data <b>bold</b>");
+            row.findElement(By.cssSelector("input[value='Known bad']")).click();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> rowOf(browser, hostileLetter) != null
+                            && rowOf(browser, hostileLetter)
+                                    .findElement(By.className("verdict"))
+                                    .getText()
+                                    .equals("known-bad"));
+            assertThat(rowOf(browser, hostileLetter).getText()).contains("payload is test data <b>bold</b>");
+            browser.screenshot("admin-dead-letters-triaged");
+        }
+        assertThat(tables.triage(goodLetter)).containsExactly("redriven by operator: null");
+        assertThat(tables.triage(hostileLetter))
+                .containsExactly("known-bad by operator: payload is test data <b>bold</b>");
+        assertThat(tables.deadLetterRow(hostileLetter)).isEqualTo(hostileRowBefore);
+        // The redriven envelope was no longer in the outbox: it was staged anew, as the next publication.
+        assertThat(tables.outbox(good.id()).publication()).isEqualTo(1);
+    }
+
+    @Test
+    void aSignedInUserWhoIsNotAnAdminIsRefusedAndAWrongPasswordSignsNobodyIn() {
+        try (AdminBrowser browser = new AdminBrowser(server)) {
+            browser.signIn(OPERATOR, "wrong");
+            assertThat(browser.waitFor(By.id("sign-in-failed")).getText()).contains("Wrong user or password");
+
+            browser.driver().manage().deleteAllCookies();
+            browser.signIn("ada", "ada-demo");
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> browser.driver().getPageSource().contains("Error 403"));
+            assertThat(browser.driver().findElements(By.id("signed-in-as"))).isEmpty();
+            browser.screenshot("admin-refused-non-admin");
+        }
+    }
+
+    /**
+     * Cross-site request forgery: a form posted with the operator's session cookie but without the view state
+     * the page issued (another site cannot read it) is refused and replays nothing; the same post with the
+     * page's view state goes through, so the refusal is not an accident of the request's shape.
+     */
+    @Test
+    void aFormPostedWithoutThePagesViewStateChangesNothing() throws Exception {
+        HttpClient client = HttpClient.newBuilder()
+                .cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        client.send(HttpRequest.newBuilder(server.resolve("/admin/")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> signedIn = client.send(
+                form("/admin/j_security_check", Map.of("j_username", OPERATOR, "j_password", OPERATOR_PASSWORD)),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(signedIn.body()).contains("signed-in-as");
+        String page = client.send(
+                        HttpRequest.newBuilder(server.resolve("/admin/replay.xhtml"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        // The form as the browser would send it: its hidden fields (the view state among them), then the inputs.
+        Map<String, String> fields = new LinkedHashMap<>();
+        Matcher hidden = Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\"[^>]*value=\"([^\"]*)\"")
+                .matcher(page);
+        while (hidden.find()) {
+            fields.put(hidden.group(1), hidden.group(2));
+        }
+        String viewState = fields.remove("jakarta.faces.ViewState");
+        assertThat(viewState).as(page).isNotBlank();
+
+        String type = prefix + ".forged";
+        fields.put("replay:from", windowStart.toString());
+        fields.put("replay:to", windowStart.plusHours(1).toString());
+        fields.put("replay:event-type", type);
+        fields.put("replay:scope", "all");
+        fields.put("replay:preview", "Preview");
+
+        long auditBefore = tables.auditCount();
+        // A guess in the shape of a view state, and something that is not one at all.
+        for (String guess :
+                List.of(Base64.getEncoder().encodeToString(new byte[24]), "-1234567890123456789:1234567890")) {
+            Map<String, String> forged = new LinkedHashMap<>(fields);
+            forged.put("jakarta.faces.ViewState", guess);
+            HttpResponse<String> refused =
+                    client.send(form("/admin/replay.xhtml", forged), HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.body()).as(guess).contains("nothing was changed").doesNotContain("Exception");
+        }
+        HttpResponse<String> withoutState =
+                client.send(form("/admin/replay.xhtml", fields), HttpResponse.BodyHandlers.ofString());
+        assertThat(withoutState.body()).doesNotContain("preview-matched");
+        assertThat(tables.auditCount()).isEqualTo(auditBefore);
+
+        Map<String, String> genuine = new LinkedHashMap<>(fields);
+        genuine.put("jakarta.faces.ViewState", viewState);
+        HttpResponse<String> accepted =
+                client.send(form("/admin/replay.xhtml", genuine), HttpResponse.BodyHandlers.ofString());
+        assertThat(accepted.body()).contains("preview-matched");
+        assertThat(tables.auditOf(OPERATOR).stream().filter(row -> row.details().contains(type)))
+                .hasSize(1);
+    }
+
+    private HttpRequest form(String path, Map<String, String> fields) {
+        String body = fields.entrySet().stream()
+                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
+                        + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+        return HttpRequest.newBuilder(server.resolve(path))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+    }
+
+    /** The table row of one dead letter, or null while the page does not show it. */
+    private static WebElement rowOf(AdminBrowser browser, long id) {
+        return browser.driver().findElements(By.cssSelector("tr.letter")).stream()
+                .filter(row ->
+                        row.findElement(By.className("letter-id")).getText().equals(Long.toString(id)))
+                .findFirst()
+                .orElse(null);
+    }
+}
