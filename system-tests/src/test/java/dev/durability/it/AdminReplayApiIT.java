@@ -272,6 +272,33 @@ class AdminReplayApiIT {
     }
 
     @Test
+    void aReplayRetriedWithTheSameIdempotencyKeyRunsOnceAndAnswersAlike() throws Exception {
+        String type = prefix + ".epsilon";
+        EventEnvelope published = envelope(type);
+        tables.seedOutbox(published, windowStart.plusMinutes(3), State.PUBLISHED);
+        String token = AdminTokens.admin(user);
+        String key = UUID.randomUUID().toString();
+        String query = "from=" + URLEncoder.encode(windowStart.toString(), StandardCharsets.UTF_8) + "&to="
+                + URLEncoder.encode(windowEnd.toString(), StandardCharsets.UTF_8) + "&event_type=" + type;
+        HttpRequest request = HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + query))
+                .header("Authorization", "Bearer " + token)
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
+        HttpResponse<String> first = Http.send(request);
+        HttpResponse<String> retry = Http.send(request);
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(Http.json(first).getInt("restaged")).isEqualTo(1);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(tables.outbox(published.id()).publication()).isEqualTo(1);
+        assertThat(tables.auditOf(user))
+                .extracting(AdminTables.AuditRow::action)
+                .containsExactly("replay");
+    }
+
+    @Test
     void openApiDescribesTheReplayEndpointAndItsBearerScheme() {
         String document = Http.get(server, "/openapi").body();
         assertThat(document).contains("/events/replay").contains("dry_run").contains("scheme: bearer");

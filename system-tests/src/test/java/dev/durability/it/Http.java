@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
@@ -20,6 +21,9 @@ import java.util.Base64;
 final class Http {
     static final String USER = "ada";
     static final String OTHER_USER = "grace";
+    /** The label of the orders API's idempotency series: the admin WAR's filter has its own. */
+    static final String ORDERS_MODULE = "module=\"/\"";
+
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -83,11 +87,12 @@ final class Http {
                 .sum();
     }
 
-    /** The value of the sample of {@code name} whose labels include {@code label} (e.g. {@code queue="x"}), or 0. */
-    static double metric(URI server, String name, String label) {
+    /** The value of the sample of {@code name} whose labels include every one of {@code labels} (e.g. {@code queue="x"}), or 0. */
+    static double metric(URI server, String name, String... labels) {
         String text = get(server, "/metrics").body();
         return text.lines()
-                .filter(line -> line.startsWith(name + "{") && line.contains(label))
+                .filter(line ->
+                        line.startsWith(name + "{") && Arrays.stream(labels).allMatch(line::contains))
                 .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .findFirst()
                 .orElse(0.0);

@@ -277,11 +277,18 @@ class IdempotencyKeyIT {
 
     private Map<String, Double> idempotencyMetrics() {
         return Map.of(
-                "durability_idempotency_claims_total", Http.metric(server, "durability_idempotency_claims_total"),
-                "durability_idempotency_replays_total", Http.metric(server, "durability_idempotency_replays_total"),
+                "durability_idempotency_claims_total",
+                        Http.metric(server, "durability_idempotency_claims_total", Http.ORDERS_MODULE),
+                "durability_idempotency_replays_total",
+                        Http.metric(server, "durability_idempotency_replays_total", Http.ORDERS_MODULE),
                 "durability_idempotency_mismatches_total",
-                        Http.metric(server, "durability_idempotency_mismatches_total"),
-                "invalid_key", Http.metric(server, "durability_idempotency_refused_total", "reason=\"invalid_key\""));
+                        Http.metric(server, "durability_idempotency_mismatches_total", Http.ORDERS_MODULE),
+                "invalid_key",
+                        Http.metric(
+                                server,
+                                "durability_idempotency_refused_total",
+                                Http.ORDERS_MODULE,
+                                "reason=\"invalid_key\""));
     }
 
     private HttpResponse<String> post(String path, String key, String body, String user) {

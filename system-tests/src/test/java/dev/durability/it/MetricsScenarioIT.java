@@ -102,11 +102,11 @@ class MetricsScenarioIT {
 
     private Map<String, Double> snapshot() {
         Map<String, Double> values = new TreeMap<>();
-        values.put("claims", Http.metric(server, "durability_idempotency_claims_total"));
-        values.put("replays", Http.metric(server, "durability_idempotency_replays_total"));
-        values.put("mismatches", Http.metric(server, "durability_idempotency_mismatches_total"));
-        values.put("conflicts", Http.metric(server, "durability_idempotency_conflicts_total"));
-        values.put("sentinels", Http.metric(server, "durability_idempotency_sentinels_total"));
+        values.put("claims", Http.metric(server, "durability_idempotency_claims_total", Http.ORDERS_MODULE));
+        values.put("replays", Http.metric(server, "durability_idempotency_replays_total", Http.ORDERS_MODULE));
+        values.put("mismatches", Http.metric(server, "durability_idempotency_mismatches_total", Http.ORDERS_MODULE));
+        values.put("conflicts", Http.metric(server, "durability_idempotency_conflicts_total", Http.ORDERS_MODULE));
+        values.put("sentinels", Http.metric(server, "durability_idempotency_sentinels_total", Http.ORDERS_MODULE));
         values.put("published", Http.metric(server, "durability_outbox_published_total"));
         values.put("lag count", Http.metric(server, "durability_outbox_publish_lag_seconds_count"));
         values.put("unroutable", Http.metric(server, "durability_outbox_unroutable_total"));
