@@ -89,6 +89,12 @@ class AdminPagesIT {
             for (EventEnvelope envelope : published) {
                 assertThat(tables.outbox(envelope.id()).publication()).isEqualTo(1);
             }
+
+            browser.driver().findElement(By.id("nav-audit")).click();
+            assertThat(browser.waitFor(By.id("actions")).getText())
+                    .contains("operator form replay done")
+                    .contains(type);
+            browser.screenshot("admin-actions");
         }
         List<AdminTables.AuditRow> mine = tables.auditOf(OPERATOR).stream()
                 .filter(row -> row.details().contains(type))
@@ -163,6 +169,7 @@ class AdminPagesIT {
         try (AdminBrowser browser = new AdminBrowser(server)) {
             browser.signIn(OPERATOR, "wrong");
             assertThat(browser.waitFor(By.id("sign-in-failed")).getText()).contains("Wrong user or password");
+            browser.screenshot("admin-sign-in-failed");
 
             browser.driver().manage().deleteAllCookies();
             browser.signIn("ada", "ada-demo");
