@@ -1,7 +1,8 @@
 -- Replay, dead-letter triage and the admin audit (docs/admin.md). Released migrations never change: add a
 -- new version instead.
 
--- Every admin action, accepted or refused, with who asked: one row per call, never updated.
+-- Every admin action that reached the application, accepted or refused, with who asked: one row per call,
+-- never updated or deleted (retention leaves it alone: the trail outlives what it is about).
 CREATE TABLE admin_audit (
     id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     at          timestamptz NOT NULL DEFAULT now(),
@@ -9,7 +10,7 @@ CREATE TABLE admin_audit (
     -- how the principal signed in: 'form' (admin pages) or 'bearer' (admin REST API)
     channel     text        NOT NULL CHECK (channel IN ('form', 'bearer')),
     action      text        NOT NULL CHECK (action IN ('replay', 'replay-preview', 'redrive', 'known-bad')),
-    outcome     text        NOT NULL CHECK (outcome IN ('done', 'refused', 'failed')),
+    outcome     text        NOT NULL CHECK (outcome IN ('done', 'refused')),
     -- what was asked and what came of it: window, scope, counts, dead letter id, or the refusal's message
     details     jsonb       NOT NULL CHECK (jsonb_typeof(details) = 'object')
 );
@@ -17,11 +18,13 @@ CREATE INDEX admin_audit_at_idx ON admin_audit (at);
 
 CREATE FUNCTION admin_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    RAISE EXCEPTION 'admin_audit is append-only: rows are never updated' USING ERRCODE = 'P0001';
+    RAISE EXCEPTION 'admin_audit is append-only: rows are never updated or deleted' USING ERRCODE = 'P0001';
 END;
 $$;
-CREATE TRIGGER admin_audit_no_update BEFORE UPDATE ON admin_audit
+CREATE TRIGGER admin_audit_no_update BEFORE UPDATE OR DELETE ON admin_audit
     FOR EACH ROW EXECUTE FUNCTION admin_audit_append_only();
+CREATE TRIGGER admin_audit_no_truncate BEFORE TRUNCATE ON admin_audit
+    FOR EACH STATEMENT EXECUTE FUNCTION admin_audit_append_only();
 
 -- What operators decided about a dead letter: a redrive (its envelope re-staged) or a known-bad verdict.
 -- The audit row itself is never rewritten; its triage is a list of these, newest last. Deleted with the

@@ -7,6 +7,8 @@ import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.it.AdminTables.State;
 import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -27,6 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
@@ -47,6 +50,11 @@ class AdminPagesIT {
             .minusDays(ThreadLocalRandom.current().nextInt(5, 25))
             .minusSeconds(ThreadLocalRandom.current().nextInt(86_400))
             .truncatedTo(ChronoUnit.SECONDS);
+
+    @AfterEach
+    void removeBackedOffRows() throws Exception {
+        tables.removeBackedOffRows();
+    }
 
     @Test
     void anOperatorPreviewsAReplayConfirmsItAndSeesTheCounts() throws Exception {
@@ -113,6 +121,14 @@ class AdminPagesIT {
                 .payload(Json.createObjectBuilder().add("note", markup).build())
                 .build();
         long hostileLetter = tables.seedDeadLetter(hostile.id(), type, "it.some-consumer", EnvelopeJson.write(hostile));
+        // Still in the outbox (published): a redrive resets its row rather than staging it anew.
+        EventEnvelope existing = OutboxTable.envelopes(type, 1).get(0);
+        tables.seedOutbox(existing, windowStart, State.PUBLISHED);
+        long existingLetter =
+                tables.seedDeadLetter(existing.id(), type, "it.some-consumer", EnvelopeJson.write(existing));
+        // Another service's event: only its producer may publish it again.
+        EventEnvelope foreign = EventEnvelope.builder(type, "billing").build();
+        long foreignLetter = tables.seedDeadLetter(foreign.id(), type, "it.some-consumer", EnvelopeJson.write(foreign));
         String hostileRowBefore = tables.deadLetterRow(hostileLetter);
 
         try (AdminBrowser browser = new AdminBrowser(server);
@@ -141,6 +157,27 @@ class AdminPagesIT {
             assertThat(queue.messages().get(0).properties().getHeaders().get("x-durability-publication"))
                     .isEqualTo(1);
 
+            rowOf(browser, existingLetter)
+                    .findElement(By.cssSelector("input[value='Redrive']"))
+                    .click();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> browser.driver()
+                            .findElement(By.id("messages"))
+                            .getText()
+                            .contains("Dead letter " + existingLetter + " redriven"));
+            queue.awaitArrivalOf(List.of(existing), Duration.ofSeconds(30));
+
+            rowOf(browser, foreignLetter)
+                    .findElement(By.cssSelector("input[value='Redrive']"))
+                    .click();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> !browser.driver()
+                            .findElements(By.cssSelector("#messages .error"))
+                            .isEmpty());
+            assertThat(browser.driver().findElement(By.id("messages")).getText())
+                    .contains("dead letter " + foreignLetter + " cannot be redriven")
+                    .contains("comes from billing");
+
             browser.driver().findElement(By.id("filter:status")).sendKeys("all");
             browser.driver().findElement(By.id("filter:apply")).click();
             await().atMost(Duration.ofSeconds(20)).until(() -> rowOf(browser, hostileLetter) != null);
@@ -157,6 +194,18 @@ class AdminPagesIT {
             browser.screenshot("admin-dead-letters-triaged");
         }
         assertThat(tables.triage(goodLetter)).containsExactly("redriven by operator: null");
+        assertThat(tables.triage(existingLetter)).containsExactly("redriven by operator: null");
+        assertThat(tables.triage(foreignLetter)).isEmpty();
+        assertThat(tables.outbox(existing.id()).publication()).isEqualTo(1);
+        assertThat(tables.outbox(foreign.id())).isNull();
+        Map<Long, JsonObject> redrives = tables.auditOf(OPERATOR).stream()
+                .filter(row -> row.action().equals("redrive"))
+                .map(row -> Json.createReader(new StringReader(row.details())).readObject())
+                .collect(Collectors.toMap(
+                        details -> details.getJsonNumber("dead_letter_id").longValue(), details -> details));
+        assertThat(redrives.get(goodLetter).getBoolean("staged_anew")).isTrue();
+        assertThat(redrives.get(existingLetter).getBoolean("staged_anew")).isFalse();
+        assertThat(redrives.get(foreignLetter).getString("refusal")).contains("comes from billing");
         assertThat(tables.triage(hostileLetter))
                 .containsExactly("known-bad by operator: payload is test data <b>bold</b>");
         assertThat(tables.deadLetterRow(hostileLetter)).isEqualTo(hostileRowBefore);

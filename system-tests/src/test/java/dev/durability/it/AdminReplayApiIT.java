@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.it.AdminTables.State;
 import jakarta.json.JsonObject;
+import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -21,11 +23,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code POST /admin/events/replay} on the deployed EAR, called as scripts call it: with a bearer token the
- * server's MicroProfile JWT configuration checks. Each test seeds outbox rows at an instant of its own, some
+ * server's MicroProfile JWT configuration checks. Each test seeds outbox rows in a minute of its own, some
  * days back, where nothing else creates rows, so its counts are exact.
  */
 class AdminReplayApiIT {
@@ -38,7 +41,12 @@ class AdminReplayApiIT {
             .minusDays(ThreadLocalRandom.current().nextInt(5, 25))
             .minusSeconds(ThreadLocalRandom.current().nextInt(86_400))
             .truncatedTo(ChronoUnit.SECONDS);
-    private final OffsetDateTime windowEnd = windowStart.plusHours(1);
+    private final OffsetDateTime windowEnd = windowStart.plusMinutes(1);
+
+    @AfterEach
+    void removeBackedOffRows() throws Exception {
+        tables.removeBackedOffRows();
+    }
 
     @Test
     void aDryRunCountsTheWindowAndARealRunRestagesItsPublishedAndUnroutableRows() throws Exception {
@@ -51,10 +59,10 @@ class AdminReplayApiIT {
         EventEnvelope otherType = envelope(beta);
         EventEnvelope outside = envelope(alpha);
         tables.seedOutbox(published1, windowStart, State.PUBLISHED);
-        tables.seedOutbox(published2, windowStart.plusMinutes(30), State.PUBLISHED);
-        tables.seedOutbox(unroutable, windowStart.plusMinutes(59), State.UNROUTABLE);
-        tables.seedOutbox(pending, windowStart.plusMinutes(1), State.BACKED_OFF);
-        tables.seedOutbox(otherType, windowStart.plusMinutes(2), State.PUBLISHED);
+        tables.seedOutbox(published2, windowStart.plusSeconds(30), State.PUBLISHED);
+        tables.seedOutbox(unroutable, windowStart.plusSeconds(59), State.UNROUTABLE);
+        tables.seedOutbox(pending, windowStart.plusSeconds(1), State.BACKED_OFF);
+        tables.seedOutbox(otherType, windowStart.plusSeconds(2), State.PUBLISHED);
         tables.seedOutbox(outside, windowEnd, State.PUBLISHED); // [from, to): the end is outside
 
         try (EventQueue queue = new EventQueue(prefix + ".#")) {
@@ -118,8 +126,8 @@ class AdminReplayApiIT {
         String type = prefix + ".gamma";
         EventEnvelope published = envelope(type);
         EventEnvelope unroutable = envelope(type);
-        tables.seedOutbox(published, windowStart.plusMinutes(5), State.PUBLISHED);
-        tables.seedOutbox(unroutable, windowStart.plusMinutes(6), State.UNROUTABLE);
+        tables.seedOutbox(published, windowStart.plusSeconds(5), State.PUBLISHED);
+        tables.seedOutbox(unroutable, windowStart.plusSeconds(6), State.UNROUTABLE);
         try (EventQueue nowBound = new EventQueue(type)) {
             JsonObject result = ok(replay(AdminTokens.admin(user), window(Map.of("scope", "unroutable"))));
             assertThat(result.getInt("matched")).isEqualTo(1);
@@ -208,8 +216,7 @@ class AdminReplayApiIT {
         assertThat(tooOld.statusCode()).isEqualTo(422);
         assertThat(Http.json(tooOld).getString("type"))
                 .isEqualTo("https://durability.dev/problems/admin/window-beyond-retention");
-        assertThat(Http.json(tooOld).getString("detail"))
-                .contains("retention deletes published events older than 30 days");
+        assertThat(Http.json(tooOld).getString("detail")).contains("retention deletes events older than 30 days");
 
         List<AdminTables.AuditRow> audit = tables.auditOf(user);
         assertThat(audit).hasSize(refusals.size() + 1);
@@ -232,7 +239,7 @@ class AdminReplayApiIT {
 
     @Test
     void anEventTypeThatLooksLikeSqlIsJustAStringThatMatchesNothing() throws Exception {
-        tables.seedOutbox(envelope(prefix + ".delta"), windowStart.plusMinutes(10), State.PUBLISHED);
+        tables.seedOutbox(envelope(prefix + ".delta"), windowStart.plusSeconds(10), State.PUBLISHED);
         JsonObject result = ok(replay(
                 AdminTokens.admin(user),
                 window(Map.of("event_type", "x' OR '1'='1'; DELETE FROM event_outbox; --", "dry_run", "false"))));
@@ -252,6 +259,7 @@ class AdminReplayApiIT {
         refused.put("Bearer " + AdminTokens.expired(user), 401);
         refused.put("Bearer " + AdminTokens.signedByAnotherKey(user), 401);
         refused.put("Bearer " + AdminTokens.fromAnotherIssuer(user), 401);
+        refused.put("Bearer " + AdminTokens.forAnotherAudience(user), 401);
         refused.put("Bearer not.a.token", 401);
         refused.put(Http.basic("operator"), 401); // the pages' user, but the API takes tokens only
         refused.put("Bearer " + AdminTokens.nonAdmin(user), 403);
@@ -271,11 +279,43 @@ class AdminReplayApiIT {
                 .isEqualTo(200);
     }
 
+    /**
+     * The admin pages' session (form login) opens nothing on the API, also not through a spelling of its path that
+     * the server's token matching does not recognise: a browser's cookies never act there.
+     */
+    @Test
+    void aSignedInAdminsBrowserSessionIsRefusedByTheApi() throws Exception {
+        HttpClient browser = HttpClient.newBuilder()
+                .cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .build();
+        browser.send(HttpRequest.newBuilder(server.resolve("/admin/")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> signedIn = browser.send(
+                HttpRequest.newBuilder(server.resolve("/admin/j_security_check"))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString("j_username=operator&j_password=operator-demo"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(signedIn.body()).contains("signed-in-as");
+        long auditBefore = tables.auditCount();
+        String query = "?from=" + windowStart + "&to=" + windowEnd + "&dry_run=true";
+        for (String path :
+                List.of("/admin/events/replay", "/admin/events;jsessionid=x/replay", "/admin/%65vents/replay")) {
+            HttpResponse<String> response = browser.send(
+                    HttpRequest.newBuilder(server.resolve(path + query))
+                            .POST(HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(path).isIn(401, 404);
+        }
+        assertThat(tables.auditCount()).isEqualTo(auditBefore);
+    }
+
     @Test
     void aReplayRetriedWithTheSameIdempotencyKeyRunsOnceAndAnswersAlike() throws Exception {
         String type = prefix + ".epsilon";
         EventEnvelope published = envelope(type);
-        tables.seedOutbox(published, windowStart.plusMinutes(3), State.PUBLISHED);
+        tables.seedOutbox(published, windowStart.plusSeconds(3), State.PUBLISHED);
         String token = AdminTokens.admin(user);
         String key = UUID.randomUUID().toString();
         String query = "from=" + URLEncoder.encode(windowStart.toString(), StandardCharsets.UTF_8) + "&to="

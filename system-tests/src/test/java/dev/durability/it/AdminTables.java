@@ -17,6 +17,7 @@ import java.util.UUID;
  */
 final class AdminTables {
     private final String schema;
+    private final List<UUID> backedOff = new ArrayList<>();
 
     AdminTables(String schema) {
         this.schema = schema;
@@ -52,6 +53,23 @@ final class AdminTables {
             insert.setBoolean(10, state == State.BACKED_OFF);
             insert.executeUpdate();
         }
+        if (state == State.BACKED_OFF) {
+            backedOff.add(envelope.id());
+        }
+    }
+
+    /**
+     * Deletes the backed-off rows this instance seeded: left pending, they would stay in the shared server's
+     * outbox gauges (depth, beyond grace) for every later test.
+     */
+    void removeBackedOffRows() throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement delete =
+                        c.prepareStatement("DELETE FROM " + schema + ".event_outbox WHERE id = ANY (?)")) {
+            delete.setArray(1, c.createArrayOf("uuid", backedOff.toArray()));
+            delete.executeUpdate();
+        }
+        backedOff.clear();
     }
 
     OutboxState outbox(UUID id) throws SQLException {

@@ -69,12 +69,22 @@ final class AdminTokens {
         return token(user, List.of(ADMIN_GROUP), "https://attacker.example/", Duration.ofHours(1), devKey());
     }
 
+    /** An admin token meant for another service: its audience is not the admin API's. */
+    static String forAnotherAudience(String user) {
+        return token(user, List.of(ADMIN_GROUP), ISSUER, "billing", Duration.ofHours(1), devKey());
+    }
+
     private static String token(String user, List<String> groups, String issuer, Duration lifetime, PrivateKey key) {
+        return token(user, groups, issuer, AUDIENCE, lifetime, key);
+    }
+
+    private static String token(
+            String user, List<String> groups, String issuer, String audience, Duration lifetime, PrivateKey key) {
         Instant now = Instant.now();
         Instant issued = lifetime.isNegative() ? now.plus(lifetime).minus(Duration.ofHours(1)) : now;
         JWTClaimsSet claims = new JWTClaimsSet.Builder()
                 .issuer(issuer)
-                .audience(AUDIENCE)
+                .audience(audience)
                 .subject(user)
                 .claim("upn", user)
                 .claim("groups", groups)

@@ -5,17 +5,22 @@ import dev.durability.admin.control.AdminActionRefused.Reason;
 import dev.durability.admin.control.AdminAudit;
 import dev.durability.admin.control.Channel;
 import dev.durability.admin.control.RedriveOutcome;
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.entity.DeadLetter;
+import dev.durability.deadletter.entity.DeadLetterEnvelope;
 import dev.durability.deadletter.entity.DeadLetterView;
 import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.RestagedRow;
+import dev.durability.retention.control.RetentionConfig;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -27,9 +32,10 @@ import java.util.Set;
 /**
  * What operators decide about dead letters (docs/admin.md): a redrive re-stages the envelope through the
  * outbox, so it reaches every consumer bound to its event type again (those that processed it count a
- * duplicate); a known-bad verdict records that nobody should. Verdicts are rows of their own: the
+ * duplicate); a known-bad verdict records that it should not be. Verdicts are rows of their own: the
  * {@code dead_letter_audit} row is never rewritten. Each action is one container transaction (required)
- * with its audit row.
+ * with its audit row; the list is a read without one. Only this service's own events are redriven, and only
+ * while the inbox still remembers them (docs/decisions/0039-redrive-and-triage.md).
  */
 @Stateless
 @RolesAllowed(AdminRole.NAME)
@@ -49,7 +55,14 @@ public class DeadLetterTriage {
     @Inject
     AdminAudit audit;
 
+    @Inject
+    ServiceConfig service;
+
+    @Inject
+    RetentionConfig retention;
+
     /** The newest dead letters, narrowed by event type, original queue and verdict (null or blank: any). */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public List<DeadLetterView> list(String eventType, String queue, String status, int limit) {
         String verdict = status == null || status.isBlank() ? "all" : status;
         if (!STATUSES.contains(verdict)) {
@@ -67,25 +80,40 @@ public class DeadLetterTriage {
     /**
      * Re-stages the envelope of dead letter {@code id}.
      *
-     * @throws AdminActionRefused when there is no such dead letter, or it holds no valid envelope (audited)
+     * @throws AdminActionRefused when there is no such dead letter, it holds no valid envelope, the event is
+     *     another service's, or it is older than the inbox's memory (audited, nothing changed)
      */
     public RedriveOutcome redrive(long id, Channel channel) {
         String principal = session.getCallerPrincipal().getName();
         JsonObject asked = Json.createObjectBuilder().add("dead_letter_id", id).build();
+        DeadLetterEnvelope stored = envelopeOf(id, principal, channel, AdminAudit.REDRIVE, asked);
         EventEnvelope envelope;
-        String json = envelopeOf(id, principal, channel, AdminAudit.REDRIVE, asked);
         try {
-            if (json == null) {
+            if (stored.envelope() == null) {
                 throw new InvalidEnvelopeException("it holds raw bytes, not a JSON envelope");
             }
-            envelope = EnvelopeJson.read(json);
+            envelope = EnvelopeJson.read(stored.envelope());
         } catch (InvalidEnvelopeException e) {
-            var refusal = new AdminActionRefused(
-                    Reason.NOT_REDRIVABLE,
-                    "dead letter " + id + " cannot be redriven: " + e.getMessage()
-                            + "; nothing can re-stage it, mark it known-bad instead");
-            audit.refused(principal, channel, AdminAudit.REDRIVE, asked, refusal.getMessage());
-            throw refusal;
+            throw refuseRedrive(id, principal, channel, asked, e.getMessage() + "; mark it known-bad instead");
+        }
+        if (!envelope.sourceService().equals(service.serviceName())) {
+            throw refuseRedrive(
+                    id,
+                    principal,
+                    channel,
+                    asked,
+                    "its event comes from " + envelope.sourceService() + ", not from this service ("
+                            + service.serviceName() + "); only its producer can publish it again");
+        }
+        if (stored.beyondInboxRetention()) {
+            throw refuseRedrive(
+                    id,
+                    principal,
+                    channel,
+                    asked,
+                    "it is older than the " + inboxDays()
+                            + " days the inbox remembers processed events (durability.retention.inbox-days), so"
+                            + " consumers that processed it would run it again");
         }
         List<RestagedRow> restaged = em.createNamedQuery(OutboxEvent.RESTAGE_ENVELOPE, RestagedRow.class)
                 .setParameter(1, envelope.id().toString())
@@ -95,7 +123,7 @@ public class DeadLetterTriage {
                                 ? null
                                 : envelope.aggregateId().toString())
                 .setParameter(3, envelope.eventType())
-                .setParameter(4, json)
+                .setParameter(4, EnvelopeJson.write(envelope))
                 .getResultList();
         RedriveOutcome outcome = restaged.isEmpty()
                 ? new RedriveOutcome(id, envelope.id(), envelope.eventType(), false, false, null)
@@ -134,10 +162,22 @@ public class DeadLetterTriage {
         audit.done(principal, channel, AdminAudit.KNOWN_BAD, asked);
     }
 
+    private AdminActionRefused refuseRedrive(long id, String principal, Channel channel, JsonObject asked, String why) {
+        var refusal =
+                new AdminActionRefused(Reason.NOT_REDRIVABLE, "dead letter " + id + " cannot be redriven: " + why);
+        audit.refused(principal, channel, AdminAudit.REDRIVE, asked, refusal.getMessage());
+        return refusal;
+    }
+
+    private int inboxDays() {
+        return (int) retention.plan().inbox().toDays();
+    }
+
     /** The dead letter's envelope text (null for raw bytes), locked against retention until commit. */
-    private String envelopeOf(long id, String principal, Channel channel, String action, JsonObject asked) {
-        List<String> found = em.createNamedQuery(DeadLetter.ENVELOPE_OF, String.class)
+    private DeadLetterEnvelope envelopeOf(long id, String principal, Channel channel, String action, JsonObject asked) {
+        List<DeadLetterEnvelope> found = em.createNamedQuery(DeadLetter.ENVELOPE_OF, DeadLetterEnvelope.class)
                 .setParameter(1, id)
+                .setParameter(2, inboxDays())
                 .getResultList();
         if (found.isEmpty()) {
             var refusal = new AdminActionRefused(

@@ -49,7 +49,9 @@ public class PipelineOverview {
     }
 
     public DeadLetterCounts deadLetters() {
-        return em.createNamedQuery(DeadLetter.COUNT_ALL, DeadLetterCounts.class).getSingleResult();
+        return em.createNamedQuery(DeadLetter.COUNT_ALL, DeadLetterCounts.class)
+                .setParameter(1, COUNT_CAP)
+                .getSingleResult();
     }
 
     public List<AdminAction> recentActions(int limit) {

@@ -74,9 +74,9 @@ public class Replays {
                     Reason.BEYOND_RETENTION,
                     "the window starts at " + ReplayRequest.rfc3339(request.from()) + ", before "
                             + count.retainedSince()
-                            + ": retention deletes " + (onlyUnroutable ? "unroutable" : "published")
-                            + " events older than " + retentionDays(onlyUnroutable)
-                            + " days, so a replay from there would re-publish only part of the window; start it at "
+                            + ": retention deletes " + (onlyUnroutable ? "unroutable " : "")
+                            + "events older than " + retentionDays(onlyUnroutable)
+                            + " days (durability.retention.outbox-days, unroutable-days), so a replay from there would re-publish only part of the window; start it at "
                             + count.retainedSince() + " or later");
             audit.refused(principal, channel, action, request.toJson().build(), refusal.getMessage());
             throw refusal;
@@ -94,8 +94,20 @@ public class Replays {
         return outcome;
     }
 
+    /**
+     * How far back the scope's rows are all still there: for the unroutable scope the unroutable window; for all
+     * rows the shorter of the two windows that is set (0: both keep rows forever).
+     */
     private int retentionDays(boolean onlyUnroutable) {
         var plan = retention.plan();
-        return (int) (onlyUnroutable ? plan.unroutable() : plan.outbox()).toDays();
+        int published = (int) plan.outbox().toDays();
+        int unroutable = (int) plan.unroutable().toDays();
+        if (onlyUnroutable) {
+            return unroutable;
+        }
+        if (published == 0 || unroutable == 0) {
+            return Math.max(published, unroutable);
+        }
+        return Math.min(published, unroutable);
     }
 }

@@ -6,6 +6,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
 import java.util.logging.Logger;
 
 /**
@@ -14,6 +15,7 @@ import java.util.logging.Logger;
  * logged as JSON strings, so a principal or parameter holding line breaks cannot forge log lines.
  */
 @ApplicationScoped
+@Transactional(Transactional.TxType.MANDATORY)
 public class AdminAudit {
     private static final Logger LOG = Logger.getLogger(AdminAudit.class.getName());
 
@@ -23,6 +25,9 @@ public class AdminAudit {
     public static final String REPLAY_PREVIEW = "replay-preview";
     public static final String REDRIVE = "redrive";
     public static final String KNOWN_BAD = "known-bad";
+
+    /** The longest principal the audit keeps (a token's name is whatever its issuer wrote). */
+    public static final int MAX_PRINCIPAL_LENGTH = 512;
 
     @PersistenceContext(unitName = "durability")
     EntityManager em;
@@ -40,11 +45,19 @@ public class AdminAudit {
                 Json.createObjectBuilder(details).add("refusal", message).build());
     }
 
+    /** The principal as stored: at most {@link #MAX_PRINCIPAL_LENGTH} characters, never empty. */
+    public static String bounded(String principal) {
+        if (principal == null || principal.isEmpty()) {
+            return "(unnamed)";
+        }
+        return principal.length() <= MAX_PRINCIPAL_LENGTH ? principal : principal.substring(0, MAX_PRINCIPAL_LENGTH);
+    }
+
     private void record(String principal, Channel channel, String action, String outcome, JsonObject details) {
-        LOG.info(() -> "admin " + action + " " + outcome + " by " + Json.createValue(principal) + " ("
+        LOG.info(() -> "admin " + action + " " + outcome + " by " + Json.createValue(bounded(principal)) + " ("
                 + channel.column() + "): " + details);
         em.createNamedQuery(AdminAuditEntry.RECORD)
-                .setParameter(1, principal)
+                .setParameter(1, bounded(principal))
                 .setParameter(2, channel.column())
                 .setParameter(3, action)
                 .setParameter(4, outcome)

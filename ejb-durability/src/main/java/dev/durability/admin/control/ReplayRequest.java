@@ -104,13 +104,12 @@ public record ReplayRequest(OffsetDateTime from, OffsetDateTime to, String event
                     Reason.INVALID_REQUEST,
                     name + " is required: an RFC 3339 time with offset, e.g. 2026-01-31T00:00:00Z");
         }
-        String text = value.strip();
+        // RFC 3339 allows lower-case t and z; ISO-8601 parsing wants them upper-case.
+        String text = value.strip().toUpperCase(Locale.ROOT);
         var plus = DECODED_PLUS.matcher(text);
         if (plus.matches()) {
             text = plus.group(1) + "+" + plus.group(2);
         }
-        // RFC 3339 allows lower-case t and z; ISO-8601 parsing wants them upper-case.
-        text = text.toUpperCase(Locale.ROOT);
         try {
             return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME);
         } catch (DateTimeParseException e) {
@@ -138,12 +137,13 @@ public record ReplayRequest(OffsetDateTime from, OffsetDateTime to, String event
         if (value == null || value.isBlank()) {
             return null;
         }
-        if (value.length() > MAX_EVENT_TYPE_LENGTH) {
+        String type = value.strip();
+        if (type.length() > MAX_EVENT_TYPE_LENGTH) {
             throw new AdminActionRefused(
                     Reason.INVALID_REQUEST,
                     "event_type is longer than " + MAX_EVENT_TYPE_LENGTH + " characters: no event has such a type");
         }
-        return value;
+        return type;
     }
 
     private static Scope scope(String value) {

@@ -56,6 +56,15 @@ import java.util.UUID;
                             @ColumnResult(name = "verdict_at", type = String.class)
                         }))
 @SqlResultSetMapping(
+        name = DeadLetter.STORED_ENVELOPE,
+        classes =
+                @ConstructorResult(
+                        targetClass = DeadLetterEnvelope.class,
+                        columns = {
+                            @ColumnResult(name = "envelope", type = String.class),
+                            @ColumnResult(name = "beyond_inbox_retention", type = Boolean.class)
+                        }))
+@SqlResultSetMapping(
         name = DeadLetter.COUNTS,
         classes =
                 @ConstructorResult(
@@ -121,21 +130,28 @@ import java.util.UUID;
          ORDER BY d.id DESC
          LIMIT ?4
         """)
-// The envelope of dead letter ?1 as JSON text: no row when there is no such dead letter, a null when it
-// holds raw bytes only.
-@NamedNativeQuery(name = DeadLetter.ENVELOPE_OF, query = """
-        SELECT CAST(envelope AS text) FROM dead_letter_audit WHERE id = ?1 FOR KEY SHARE
+// The envelope of dead letter ?1 as JSON text (null when it holds raw bytes only; no row when there is no
+// such dead letter), and whether it happened longer ago than the inbox's ?2 days (0: kept forever). Locked
+// against retention until the transaction ends.
+@NamedNativeQuery(name = DeadLetter.ENVELOPE_OF, resultSetMapping = DeadLetter.STORED_ENVELOPE, query = """
+        SELECT CAST(envelope AS text) AS envelope,
+               (CAST(?2 AS int) > 0
+                AND LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
+                    < now() - make_interval(days => CAST(?2 AS int))) AS beyond_inbox_retention
+          FROM dead_letter_audit WHERE id = ?1 FOR KEY SHARE
         """)
 // A triage verdict on dead letter ?1: ?2 'redriven' or 'known-bad', ?3 a note or null, ?4 who.
 @NamedNativeQuery(name = DeadLetter.TRIAGE, query = """
         INSERT INTO dead_letter_triage (dead_letter_id, verdict, note, principal) VALUES (?1, ?2, CAST(?3 AS text), ?4)
         """)
+// The status page's counts, each stopping at ?1 rows, as the outbox's status gauges do.
 @NamedNativeQuery(name = DeadLetter.COUNT_ALL, resultSetMapping = DeadLetter.COUNTS, query = """
-        SELECT count(*) AS total,
-               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM dead_letter_triage t WHERE t.dead_letter_id = d.id))
+        SELECT (SELECT count(*) FROM (SELECT 1 FROM dead_letter_audit LIMIT ?1) a) AS total,
+               (SELECT count(*) FROM (SELECT 1 FROM dead_letter_audit d
+                 WHERE NOT EXISTS (SELECT 1 FROM dead_letter_triage t WHERE t.dead_letter_id = d.id) LIMIT ?1) u)
                    AS untriaged,
-               count(*) FILTER (WHERE d.dlq_received_at > now() - interval '24 hours') AS last_day
-          FROM dead_letter_audit d
+               (SELECT count(*) FROM (SELECT 1 FROM dead_letter_audit
+                 WHERE dlq_received_at > now() - interval '24 hours' LIMIT ?1) r) AS last_day
         """)
 public class DeadLetter {
     public static final String RECORDED_ROW = "DeadLetter.recordedRow";
@@ -150,6 +166,7 @@ public class DeadLetter {
     public static final String COUNT_ALL = "DeadLetter.countAll";
     static final String VIEW = "DeadLetter.view";
     static final String COUNTS = "DeadLetter.counts";
+    static final String STORED_ENVELOPE = "DeadLetter.storedEnvelope";
 
     @Id
     @Column(name = "id")

@@ -1,5 +1,7 @@
 package dev.durability.deadletter.entity;
 
+import java.io.Serializable;
+
 /**
  * A dead letter as the admin pages list it, with the latest triage verdict, if any.
  *
@@ -21,4 +23,5 @@ public record DeadLetterView(
         String verdict,
         String verdictNote,
         String verdictBy,
-        String verdictAt) {}
+        String verdictAt)
+        implements Serializable {}

@@ -34,13 +34,6 @@ import java.util.UUID;
                             @ColumnResult(name = "last_error", type = String.class),
                             @ColumnResult(name = "dead_lettered_publication", type = Integer.class)
                         }))
-// Parameters: ?1 consumer queue, ?2 envelope id, then what the statement alone needs.
-//
-// The delivery's first statement, and its only one of the inbox's own: the row, inserted or taken
-// over, stamped processed and locked until the delivery's transaction ends. When the handler then
-// fails, the transaction rolls back and none of it happened. A row already processed or dead-lettered
-// is left alone and nothing is returned; a concurrent delivery of the same envelope to the same queue
-// waits here until the first one committed or rolled back.
 @SqlResultSetMapping(
         name = InboxEntry.QUEUE_STATS,
         classes =
@@ -52,7 +45,8 @@ import java.util.UUID;
                             @ColumnResult(name = "in_progress", type = Long.class),
                             @ColumnResult(name = "dead_lettered", type = Long.class)
                         }))
-// Per consumer queue, the envelopes first received in the last 24 hours (a range of the received_at index).
+// Per consumer queue, the envelopes received in the last 24 hours (a range of the received_at index; a replay of an
+// envelope a consumer gave up on receives it anew).
 @NamedNativeQuery(name = InboxEntry.LAST_DAY, resultSetMapping = InboxEntry.QUEUE_STATS, query = """
         SELECT consumer_queue,
                count(*) FILTER (WHERE processed_at IS NOT NULL) AS processed,
@@ -63,6 +57,13 @@ import java.util.UUID;
          GROUP BY consumer_queue
          ORDER BY consumer_queue
         """)
+// Parameters: ?1 consumer queue, ?2 envelope id, then what the statement alone needs.
+//
+// The delivery's first statement, and its only one of the inbox's own: the row, inserted or taken
+// over, stamped processed and locked until the delivery's transaction ends. When the handler then
+// fails, the transaction rolls back and none of it happened. A row already processed or dead-lettered
+// is left alone and nothing is returned; a concurrent delivery of the same envelope to the same queue
+// waits here until the first one committed or rolled back.
 @NamedNativeQuery(name = InboxEntry.BEGIN, query = """
         INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, processed_at, attempts)
         VALUES (?1, CAST(?2 AS uuid), ?3, ?4, now(), 1)

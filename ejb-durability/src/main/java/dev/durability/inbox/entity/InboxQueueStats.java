@@ -1,7 +1,8 @@
 package dev.durability.inbox.entity;
 
 /**
- * What one consumer queue did with the envelopes it first received in the last 24 hours.
+ * What one consumer queue did with the envelopes it received in the last 24 hours (first, or again after giving
+ * up on them).
  *
  * @param processed handled, effects committed
  * @param inProgress neither processed nor given up on: retrying, or mid-flight

@@ -211,7 +211,9 @@ import java.util.UUID;
         """)
 // Redrive: re-stages one envelope, ?1 its id, ?2 aggregate id, ?3 event type, ?4 the envelope's JSON text.
 // The row is reset as a replay resets it; a row retention already pruned is staged anew, with a publication
-// after any the consumers gave up on. No row comes back when the event is still pending.
+// after any the consumers gave up on. No row comes back when the event is still pending. xmax is 0 exactly for
+// a row this statement inserted (an updated row carries the updating transaction's id): PostgreSQL's documented
+// system column, read only to tell the operator which of the two happened.
 @NamedNativeQuery(name = OutboxEvent.RESTAGE_ENVELOPE, resultSetMapping = OutboxEvent.RESTAGED_ROW, query = """
         INSERT INTO event_outbox AS o (id, aggregate_id, event_type, envelope, publication)
         VALUES (CAST(?1 AS uuid), CAST(?2 AS uuid), ?3, CAST(?4 AS jsonb),

@@ -28,7 +28,9 @@ public class DeadLettersPage implements Serializable {
     private String queue;
     private String status = "untriaged";
     private final Map<Long, String> notes = new HashMap<>();
-    private transient List<DeadLetterView> rows;
+    // Kept with the view, so a row's button acts on the dead letter the operator saw, not on whatever a fresh
+    // query puts at that row now.
+    private List<DeadLetterView> rows;
 
     @PostConstruct
     void load() {
@@ -37,7 +39,7 @@ public class DeadLettersPage implements Serializable {
 
     public void filter() {
         try {
-            rows = triage.list(eventType, queue, status, LISTED);
+            rows = List.copyOf(triage.list(eventType, queue, status, LISTED));
         } catch (AdminActionRefused e) {
             rows = List.of();
             Messages.error(e.getMessage());

@@ -17,7 +17,7 @@ import java.util.List;
 
 /**
  * The replay page: a preview (a dry run) first, then a confirm that replays exactly the previewed window and
- * scope, whatever the form fields hold by then. Changing a field drops the preview.
+ * scope, whatever the form fields hold by then (the confirm button says what it will replay).
  */
 @Named
 @ViewScoped
@@ -36,6 +36,7 @@ public class ReplayPage implements Serializable {
     private String scope = ReplayRequest.Scope.ALL.parameter();
     private ReplayOutcome preview;
     private ReplayOutcome done;
+    private List<String> eventTypes;
 
     public ReplayPage() {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
@@ -78,8 +79,12 @@ public class ReplayPage implements Serializable {
         preview = null;
     }
 
+    /** Read once per view: the page's suggestions, not a live list. */
     public List<String> getEventTypes() {
-        return overview.recentEventTypes();
+        if (eventTypes == null) {
+            eventTypes = List.copyOf(overview.recentEventTypes());
+        }
+        return eventTypes;
     }
 
     public String getFrom() {

@@ -36,12 +36,20 @@ import javax.sql.DataSource;
 public class IdempotencyRecords {
     // A claim takes the row when it is new, expired, failed or abandoned (its claim ran out), the last two only
     // for the same body; otherwise the row stays as it is and no row comes back.
+    //
+    // The claim commits without waiting for its WAL flush (synchronous_commit off for this one statement's
+    // transaction, set by the statement itself: no extra round trip). Other sessions see it at once, as with any
+    // commit. Only a database crash can lose it, and then nothing depended on it: the handler's own commit, and
+    // the finalize after it, flush the log up to and past the claim, so a claim is durable before anything it
+    // guarded is (docs/decisions/0040-asynchronous-idempotency-claims.md).
     private static final String CLAIM = """
             INSERT INTO idempotency_responses AS r (cache_key, body_fingerprint, state, claim_generation, method,
                 path, claimed_at, claim_expires_at, expires_at)
-            VALUES (?, ?, 'processing', nextval('idempotency_claim_generation'), ?, ?, now(),
-                now() + ? * interval '1 millisecond',
-                now() + ? * interval '1 second')
+            SELECT CAST(? AS bytea), CAST(? AS bytea), 'processing', nextval('idempotency_claim_generation'),
+                   CAST(? AS text), CAST(? AS text), now(),
+                   now() + CAST(? AS bigint) * interval '1 millisecond',
+                   now() + CAST(? AS bigint) * interval '1 second'
+              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
             ON CONFLICT (cache_key) DO UPDATE SET
                 body_fingerprint = EXCLUDED.body_fingerprint,
                 state = 'processing',
