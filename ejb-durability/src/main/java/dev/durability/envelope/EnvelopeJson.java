@@ -56,8 +56,14 @@ public final class EnvelopeJson {
                 throw new InvalidEnvelopeException("envelope must be a JSON object, was " + value.getValueType());
             }
             json = value.asJsonObject();
+        } catch (InvalidEnvelopeException e) {
+            throw e;
         } catch (JsonException | IllegalStateException e) {
             throw new InvalidEnvelopeException("envelope is not valid JSON: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // Parsson refuses nesting deeper than 1,000 with a bare RuntimeException (found by
+            // EnvelopeJsonPropertyTest): outside input, so an invalid envelope like any other.
+            throw new InvalidEnvelopeException("envelope is not readable JSON: " + e.getMessage(), e);
         }
         JsonValue payload = json.get("payload");
         if (payload == null || payload.getValueType() != JsonValue.ValueType.OBJECT) {

@@ -96,12 +96,15 @@ class ShipmentsConsumerIT {
                 .getBytes(StandardCharsets.UTF_8);
         byte[] invalidUtf8 =
                 concat(new byte[] {(byte) 0xC3, (byte) 0x28, (byte) 0xFF}, marker.getBytes(StandardCharsets.UTF_8));
+        // Deeper than the JSON reader goes (1,000 levels): kept as raw bytes, never an exception that loops.
+        byte[] nested = ("{\"marker\":\"" + marker + "\",\"payload\":" + "[".repeat(5_000) + "]".repeat(5_000) + "}")
+                .getBytes(StandardCharsets.UTF_8);
         byte[] noise = new byte[2 * 1024 * 1024];
         new Random(7).nextBytes(noise);
         System.arraycopy(marker.getBytes(StandardCharsets.UTF_8), 0, noise, 0, marker.length());
         UUID orderId = UUID.randomUUID();
         try (Amqp amqp = new Amqp()) {
-            for (byte[] body : List.of(notJson, noId, invalidUtf8, noise)) {
+            for (byte[] body : List.of(notJson, noId, invalidUtf8, nested, noise)) {
                 amqp.toQueue(QUEUE, body);
             }
             EventEnvelope good = orderPlaced(orderId);
@@ -116,7 +119,7 @@ class ShipmentsConsumerIT {
                                         marker,
                                         marker)
                                 .size()
-                        == 4);
+                        == 5);
         List<ConsumerTables.DeadLetterRow> rows = tables.deadLetters(
                 "original_queue = ? AND (position(convert_to(?, 'UTF8') in raw_bytes) > 0 OR envelope->>'marker' = ?)",
                 QUEUE,
@@ -129,7 +132,7 @@ class ShipmentsConsumerIT {
             assertThat(row.quarantined()).isFalse();
         });
         assertThat(rows.stream().filter(r -> r.rawBytes() != null).map(ConsumerTables.DeadLetterRow::rawBytes))
-                .containsExactlyInAnyOrder(notJson, invalidUtf8, noise);
+                .containsExactlyInAnyOrder(notJson, invalidUtf8, nested, noise);
         assertThat(rows.stream().filter(r -> r.envelope() != null))
                 .singleElement()
                 .satisfies(row -> assertThat(Json.createReader(new java.io.StringReader(row.envelope()))
