@@ -251,6 +251,52 @@ class AdminReplayApiIT {
                 .isEqualTo(1);
     }
 
+    /**
+     * Hostile values in every parameter: answered with a 4xx problem or a count, never a 5xx, and every refusal
+     * audited (the audit keeps what PostgreSQL can store: a NUL shows as U+FFFD).
+     */
+    @Test
+    void hostileParameterValuesAreAnsweredWithoutAServerError() throws Exception {
+        List<String> hostile = List.of(
+                "x".repeat(10_000),
+                "%00",
+                "a%00b",
+                "%C3%28",
+                "%FF%FE",
+                "%0D%0AX-Injected:%201",
+                "%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+                "'%3B%20DROP%20TABLE%20admin_audit%3B%20--",
+                "%E2%80%AE%F0%9F%92%A5");
+        long auditBefore = tables.auditCount();
+        int answered = 0;
+        for (String parameter : List.of("from", "to", "event_type", "scope", "dry_run")) {
+            for (String value : hostile) {
+                Map<String, String> valid = new LinkedHashMap<>();
+                valid.put("from", URLEncoder.encode(windowStart.toString(), StandardCharsets.UTF_8));
+                valid.put("to", URLEncoder.encode(windowEnd.toString(), StandardCharsets.UTF_8));
+                valid.put("dry_run", "true");
+                valid.put(parameter, value); // already in its raw, percent-encoded form
+                String query = valid.entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining("&"));
+                HttpResponse<String> response =
+                        Http.send(HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + query))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Authorization", "Bearer " + AdminTokens.admin(user))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build());
+                assertThat(response.statusCode()).as("%s=%s", parameter, value).isIn(200, 400);
+                assertThat(response.headers().firstValue("Content-Type"))
+                        .as("%s=%s", parameter, value)
+                        .hasValueSatisfying(type -> assertThat(type).startsWith("application/"));
+                assertThat(response.headers().firstValue("X-Injected")).isEmpty();
+                answered++;
+            }
+        }
+        assertThat(tables.auditCount() - auditBefore).isEqualTo(answered);
+        assertThat(tables.auditOf(user)).hasSize(answered);
+    }
+
     @Test
     void onlyAValidAdminTokenGetsIn() throws Exception {
         String query = "from=" + windowStart + "&to=" + windowEnd + "&dry_run=true";

@@ -149,11 +149,17 @@ public class DeadLetterTriage {
         String kept = blankToNull(note);
         JsonObject asked = Json.createObjectBuilder()
                 .add("dead_letter_id", id)
-                .add("note", kept == null ? "" : kept.substring(0, Math.min(kept.length(), 300)))
+                .add(
+                        "note",
+                        kept == null
+                                ? ""
+                                : kept.substring(0, Math.min(kept.length(), 300))
+                                        .replace('\u0000', '\uFFFD'))
                 .build();
-        if (kept != null && kept.length() > MAX_NOTE_LENGTH) {
+        if (kept != null && (kept.length() > MAX_NOTE_LENGTH || kept.indexOf('\u0000') >= 0)) {
             var refusal = new AdminActionRefused(
-                    Reason.INVALID_REQUEST, "the note is longer than " + MAX_NOTE_LENGTH + " characters");
+                    Reason.INVALID_REQUEST,
+                    "the note is longer than " + MAX_NOTE_LENGTH + " characters or holds a NUL character");
             audit.refused(principal, channel, AdminAudit.KNOWN_BAD, asked, refusal.getMessage());
             throw refusal;
         }

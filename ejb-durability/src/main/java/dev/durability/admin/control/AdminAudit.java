@@ -50,7 +50,9 @@ public class AdminAudit {
         if (principal == null || principal.isEmpty()) {
             return "(unnamed)";
         }
-        return principal.length() <= MAX_PRINCIPAL_LENGTH ? principal : principal.substring(0, MAX_PRINCIPAL_LENGTH);
+        String kept =
+                principal.length() <= MAX_PRINCIPAL_LENGTH ? principal : principal.substring(0, MAX_PRINCIPAL_LENGTH);
+        return kept.replace('\u0000', '\uFFFD');
     }
 
     private void record(String principal, Channel channel, String action, String outcome, JsonObject details) {

@@ -93,8 +93,10 @@ public record ReplayRequest(OffsetDateTime from, OffsetDateTime to, String event
         if (value == null) {
             json.addNull(name);
         } else {
-            // Bounded: a hostile megabyte parameter must not become a megabyte audit row.
-            json.add(name, value.length() > 300 ? value.substring(0, 300) + "..." : value);
+            // Bounded: a hostile megabyte parameter must not become a megabyte audit row. NUL is the one
+            // character PostgreSQL's text and jsonb refuse: the audit shows U+FFFD in its place.
+            String kept = value.length() > 300 ? value.substring(0, 300) + "..." : value;
+            json.add(name, kept.replace('\u0000', '\uFFFD'));
         }
     }
 
@@ -142,6 +144,10 @@ public record ReplayRequest(OffsetDateTime from, OffsetDateTime to, String event
             throw new AdminActionRefused(
                     Reason.INVALID_REQUEST,
                     "event_type is longer than " + MAX_EVENT_TYPE_LENGTH + " characters: no event has such a type");
+        }
+        if (type.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            throw new AdminActionRefused(
+                    Reason.INVALID_REQUEST, "event_type holds a control character: no event has such a type");
         }
         return type;
     }

@@ -67,6 +67,8 @@ class ReplayRequestTest {
         assertRefused(() -> ReplayRequest.parse(FROM, TO, null, "some", null), "scope must be all or unroutable");
         assertRefused(() -> ReplayRequest.parse(FROM, TO, null, null, "yes"), "dry_run must be true or false");
         assertRefused(() -> ReplayRequest.parse(FROM, TO, "a.b".repeat(90), null, null), "longer than 255");
+        assertRefused(() -> ReplayRequest.parse(FROM, TO, "order.placed\u0000", null, null), "control character");
+        assertRefused(() -> ReplayRequest.parse(FROM, TO, "order\r\nplaced", null, null), "control character");
     }
 
     @Test
@@ -75,6 +77,8 @@ class ReplayRequestTest {
         String audited = ReplayRequest.rawJson(huge, null, "a'; DROP TABLE x; --", null, null)
                 .toString();
         assertThat(audited).hasSizeLessThan(1_000).contains("a'; DROP TABLE x; --");
+        assertThat(ReplayRequest.rawJson("a\u0000b", null, null, null, null).getString("from"))
+                .isEqualTo("a\uFFFDb");
     }
 
     private static void assertRefused(Runnable parse, String message) {
