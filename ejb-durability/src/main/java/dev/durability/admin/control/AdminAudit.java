@@ -50,9 +50,16 @@ public class AdminAudit {
         if (principal == null || principal.isEmpty()) {
             return "(unnamed)";
         }
-        String kept =
-                principal.length() <= MAX_PRINCIPAL_LENGTH ? principal : principal.substring(0, MAX_PRINCIPAL_LENGTH);
-        return kept.replace('\u0000', '\uFFFD');
+        return storable(
+                principal.length() <= MAX_PRINCIPAL_LENGTH ? principal : principal.substring(0, MAX_PRINCIPAL_LENGTH));
+    }
+
+    /**
+     * Outside text as the audit can keep it: NUL is the one character PostgreSQL's text and jsonb refuse, so it
+     * shows as U+FFFD.
+     */
+    public static String storable(String text) {
+        return text.replace('\u0000', '\uFFFD');
     }
 
     private void record(String principal, Channel channel, String action, String outcome, JsonObject details) {

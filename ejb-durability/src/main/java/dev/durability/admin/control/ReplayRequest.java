@@ -93,10 +93,8 @@ public record ReplayRequest(OffsetDateTime from, OffsetDateTime to, String event
         if (value == null) {
             json.addNull(name);
         } else {
-            // Bounded: a hostile megabyte parameter must not become a megabyte audit row. NUL is the one
-            // character PostgreSQL's text and jsonb refuse: the audit shows U+FFFD in its place.
-            String kept = value.length() > 300 ? value.substring(0, 300) + "..." : value;
-            json.add(name, kept.replace('\u0000', '\uFFFD'));
+            // Bounded: a hostile megabyte parameter must not become a megabyte audit row.
+            json.add(name, AdminAudit.storable(value.length() > 300 ? value.substring(0, 300) + "..." : value));
         }
     }
 
