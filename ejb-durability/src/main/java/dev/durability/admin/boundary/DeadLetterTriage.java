@@ -27,7 +27,6 @@ import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.List;
-import java.util.Set;
 
 /**
  * What operators decide about dead letters (docs/admin.md): a redrive re-stages the envelope through the
@@ -40,8 +39,8 @@ import java.util.Set;
 @Stateless
 @RolesAllowed(AdminRole.NAME)
 public class DeadLetterTriage {
-    /** The list's filter on the latest verdict. */
-    public static final Set<String> STATUSES = Set.of("all", "untriaged", "redriven", "known-bad");
+    /** The list's filter on the latest verdict, in the order the page offers them. */
+    public static final List<String> STATUSES = List.of("untriaged", "redriven", "known-bad", "all");
 
     static final int MAX_NOTE_LENGTH = 2000;
     static final int MAX_LISTED = 500;
@@ -149,12 +148,7 @@ public class DeadLetterTriage {
         String kept = blankToNull(note);
         JsonObject asked = Json.createObjectBuilder()
                 .add("dead_letter_id", id)
-                .add(
-                        "note",
-                        kept == null
-                                ? ""
-                                : kept.substring(0, Math.min(kept.length(), 300))
-                                        .replace('\u0000', '\uFFFD'))
+                .add("note", kept == null ? "" : AdminAudit.storable(kept.substring(0, Math.min(kept.length(), 300))))
                 .build();
         if (kept != null && (kept.length() > MAX_NOTE_LENGTH || kept.indexOf('\u0000') >= 0)) {
             var refusal = new AdminActionRefused(

@@ -80,7 +80,7 @@ public class DeadLettersPage implements Serializable {
     }
 
     public List<String> getStatuses() {
-        return List.of("untriaged", "redriven", "known-bad", "all");
+        return DeadLetterTriage.STATUSES;
     }
 
     public Map<Long, String> getNotes() {
