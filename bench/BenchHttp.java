@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * java bench/BenchHttp.java latency    URL USER PASSWORD MODE RATE SECONDS     ->  "req/s p50_ms p99_ms errors"
  * </pre>
  *
- * MODE is none, first or replay. throughput keeps CLIENTS requests in flight (closed loop); latency sends
- * RATE requests a second on a fixed schedule (open loop) and times each from its scheduled start, so a
- * stall is counted against every request it delayed.
+ * MODE is none, first or replay, or several joined by '+' (none+first+replay): the requests then take the
+ * modes in turn, so every mode meets the same background (the server's garbage collections, the drain,
+ * the database's checkpoints), and one line is printed per mode. throughput keeps CLIENTS requests in
+ * flight (closed loop); latency sends RATE requests a second on a fixed schedule (open loop) and times
+ * each from its scheduled start, so a stall is counted against every request it delayed.
  */
 public class BenchHttp {
     private static final String BODY = "{\"customer\":\"bench\",\"sku\":\"book-1\",\"quantity\":1}";
@@ -37,7 +39,7 @@ public class BenchHttp {
         URI url = URI.create(args[1]);
         String auth = "Basic " + Base64.getEncoder()
                 .encodeToString((args[2] + ":" + args[3]).getBytes(StandardCharsets.UTF_8));
-        String mode = args[4];
+        List<String> modes = List.of(args[4].split("\\+"));
         int level = Integer.parseInt(args[5]);
         int seconds = Integer.parseInt(args[6]);
         // HTTP/1.1 as most API clients speak it; the JDK client's default HTTP/2 upgrade is not what is measured.
@@ -46,7 +48,7 @@ public class BenchHttp {
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
         List<String> replayKeys = new ArrayList<>();
-        if (mode.equals("replay")) {
+        if (modes.contains("replay")) {
             for (int i = 0; i < REPLAY_KEYS; i++) {
                 String key = UUID.randomUUID().toString();
                 send(client, request(url, auth, key));
@@ -54,16 +56,18 @@ public class BenchHttp {
             }
         }
         AtomicInteger next = new AtomicInteger();
-        java.util.function.Supplier<HttpRequest> requests = () -> request(
+        AtomicInteger turn = new AtomicInteger();
+        java.util.function.IntFunction<HttpRequest> requests = m -> request(
                 url,
                 auth,
-                switch (mode) {
+                switch (modes.get(m)) {
                     case "none" -> null;
                     case "first" -> UUID.randomUUID().toString();
                     case "replay" -> replayKeys.get(Math.floorMod(next.getAndIncrement(), REPLAY_KEYS));
-                    default -> throw new IllegalArgumentException("mode none, first or replay, not " + mode);
+                    default -> throw new IllegalArgumentException("mode none, first or replay, not " + modes.get(m));
                 });
-        ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        List<ConcurrentLinkedQueue<Long>> latencies = new ArrayList<>();
+        modes.forEach(m -> latencies.add(new ConcurrentLinkedQueue<>()));
         java.util.concurrent.ConcurrentHashMap<String, AtomicLong> errors = new java.util.concurrent.ConcurrentHashMap<>();
         long start = System.nanoTime();
         long end = start + seconds * 1_000_000_000L;
@@ -72,9 +76,10 @@ public class BenchHttp {
             for (int c = 0; c < level; c++) {
                 Thread t = new Thread(() -> {
                     while (System.nanoTime() < end) {
+                        int m = Math.floorMod(turn.getAndIncrement(), modes.size());
                         long t0 = System.nanoTime();
-                        String status = send(client, requests.get());
-                        latencies.add(System.nanoTime() - t0);
+                        String status = send(client, requests.apply(m));
+                        latencies.get(m).add(System.nanoTime() - t0);
                         if (!status.equals("201")) {
                             errors.computeIfAbsent(status, k -> new AtomicLong()).incrementAndGet();
                         }
@@ -95,9 +100,10 @@ public class BenchHttp {
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
                 long scheduled = due;
-                sent.add(client.sendAsync(requests.get(), HttpResponse.BodyHandlers.discarding())
+                int m = Math.floorMod(turn.getAndIncrement(), modes.size());
+                sent.add(client.sendAsync(requests.apply(m), HttpResponse.BodyHandlers.discarding())
                         .handle((response, failure) -> {
-                            latencies.add(System.nanoTime() - scheduled);
+                            latencies.get(m).add(System.nanoTime() - scheduled);
                             String status = failure != null
                                     ? failure.getClass().getSimpleName() + ": " + failure.getMessage()
                                     : Integer.toString(response.statusCode());
@@ -110,19 +116,21 @@ public class BenchHttp {
             CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
         }
         double elapsed = (System.nanoTime() - start) / 1e9;
-        List<Long> sorted = new ArrayList<>(latencies);
-        Collections.sort(sorted);
         long failed = errors.values().stream().mapToLong(AtomicLong::get).sum();
         if (failed > 0) {
             System.err.println("answers other than 201 (status or failure: count): " + errors);
         }
-        System.out.println(String.format(
-                Locale.ROOT,
-                "%.0f %.2f %.2f %d",
-                sorted.size() / elapsed,
-                sorted.get(sorted.size() / 2) / 1e6,
-                sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(sorted.size() * 0.99) - 1)) / 1e6,
-                failed));
+        for (ConcurrentLinkedQueue<Long> measured : latencies) {
+            List<Long> sorted = new ArrayList<>(measured);
+            Collections.sort(sorted);
+            System.out.println(String.format(
+                    Locale.ROOT,
+                    "%.0f %.2f %.2f %d",
+                    sorted.size() / elapsed,
+                    sorted.get(sorted.size() / 2) / 1e6,
+                    sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(sorted.size() * 0.99) - 1)) / 1e6,
+                    failed));
+        }
     }
 
     private static HttpRequest request(URI url, String auth, String key) {

@@ -43,9 +43,10 @@ import javax.sql.DataSource;
 
 /**
  * Drains the outbox on every server: claim (short transaction) → publish with confirms (no transaction,
- * no row locks) → stamp (short transaction), repeated while rows are due, within a time budget. When to
- * claim again and when to stop is {@link DrainLoop}'s; this bean keeps the timer, the overlap guard and
- * the transactions.
+ * no row locks) → stamp (short transaction), repeated while rows are due, within a time budget. The next
+ * batch is claimed and sent before the previous one's confirms are awaited and stamped, so the broker
+ * confirms one batch while the database claims and stamps around it. When to claim again and when to
+ * stop is {@link DrainLoop}'s; this bean keeps the timer, the overlap guard and the transactions.
  *
  * <p>Timer: a non-persistent interval timer, every {@code durability.outbox.poll-interval-ms} (default
  * 1 s), created at start-up; bean-managed transactions, so the publish step runs outside any
@@ -178,46 +179,62 @@ public class OutboxDrainTimer {
 
     private DrainLoop.Next drain() throws Exception {
         long deadline = System.nanoTime() + config.tickBudget().toNanos();
-        while (true) {
-            BrokerReadiness broker = publisher.prepare();
-            if (!DrainLoop.mayClaim(broker)) {
-                problem(
-                        "Outbox drain paused, nothing claimed: "
-                                + broker.problem().orElse("broker not ready"),
-                        null);
-                return DrainLoop.Next.STOP;
+        // The batch sent last, its confirms perhaps still on their way while the next one is claimed and sent.
+        ConfirmedPublisher.Sent ahead = null;
+        try {
+            while (true) {
+                BrokerReadiness broker = publisher.prepare();
+                if (!DrainLoop.mayClaim(broker)) {
+                    problem(
+                            "Outbox drain paused, nothing claimed: "
+                                    + broker.problem().orElse("broker not ready"),
+                            null);
+                    return DrainLoop.Next.STOP;
+                }
+                Claim claim = inTransaction(claims::claim);
+                if (claim.recovered() > 0) {
+                    metrics.leaseRecovered(claim.recovered());
+                    LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
+                }
+                ConfirmedPublisher.Sent sent = claim.isEmpty() ? null : send(claim, broker);
+                ConfirmedPublisher.Sent previous = ahead;
+                ahead = sent;
+                if (previous != null && DrainLoop.endsTick(settle(previous))) {
+                    return DrainLoop.Next.STOP;
+                }
+                boolean budgetLeft = System.nanoTime() < deadline;
+                if (!DrainLoop.claimAhead(claim, config.batchSize(), budgetLeft)) {
+                    ahead = null;
+                    List<PublishOutcome> outcomes = sent == null ? List.of() : settle(sent);
+                    return DrainLoop.after(claim, outcomes, config.batchSize(), budgetLeft);
+                }
             }
-            Claim claim = inTransaction(claims::claim);
-            if (claim.recovered() > 0) {
-                metrics.leaseRecovered(claim.recovered());
-                LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
-            }
-            BrokerReadiness sending = claim.isEmpty() || !broker.isReady() ? broker : publisher.readyAfterIdle();
-            // An alarm found only now (the channel was idle) hands the rows back untried. With the broker
-            // unreachable the batch is still claimed and released as failed: the rows then show attempts, the
-            // error and their backoff to operators, and nothing else changes.
-            List<PublishOutcome> outcomes = claim.isEmpty()
-                    ? List.of()
-                    : sending.isReady() ? publisher.publish(claim.rows()) : unsent(claim, sending);
-            if (!claim.isEmpty()) {
-                List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
-                        .run(() -> stamps.commit(claim.token(), outcomes));
-                report(outcomes, lags);
-            }
-            DrainLoop.Next next = DrainLoop.after(claim, outcomes, config.batchSize(), System.nanoTime() < deadline);
-            if (next != DrainLoop.Next.CLAIM_AGAIN) {
-                return next;
+        } finally {
+            if (ahead != null) {
+                // The tick ends (or failed) with a batch sent: its confirms are awaited and stamped now, so no row
+                // stays claimed until its lease runs out and no batch is handed from one tick to the next.
+                settle(ahead);
             }
         }
     }
 
-    /** Every row of a claim the broker could not take: handed back when it blocks, failed when unreachable. */
-    private static List<PublishOutcome> unsent(Claim claim, BrokerReadiness broker) {
-        PublishOutcome.Result result = broker.blocked() ? PublishOutcome.Result.HELD : PublishOutcome.Result.FAILED;
-        String why = broker.problem().orElse("broker not ready");
-        return claim.rows().stream()
-                .map(row -> new PublishOutcome(row.id(), result, why))
-                .toList();
+    /**
+     * Sends a claim, unless the broker cannot take it. An alarm found only now (the channel was idle) hands
+     * the rows back untried. With the broker unreachable the batch is still claimed and released as failed:
+     * the rows then show attempts, the error and their backoff to operators, and nothing else changes.
+     */
+    private ConfirmedPublisher.Sent send(Claim claim, BrokerReadiness broker) {
+        BrokerReadiness sending = broker.isReady() ? publisher.readyAfterIdle() : broker;
+        return sending.isReady() ? publisher.send(claim) : ConfirmedPublisher.unsent(claim, sending);
+    }
+
+    /** Awaits a sent batch's confirms and commits its stamps. */
+    private List<PublishOutcome> settle(ConfirmedPublisher.Sent sent) throws Exception {
+        List<PublishOutcome> outcomes = publisher.settle(sent);
+        List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
+                .run(() -> stamps.commit(sent.claim().token(), outcomes));
+        report(outcomes, lags);
+        return outcomes;
     }
 
     private void report(List<PublishOutcome> outcomes, List<Double> lags) {

@@ -183,36 +183,77 @@ public class ConfirmedPublisher {
         return BrokerReadiness.blocked(blocked.get());
     }
 
-    /** One outcome per row, in the batch's order. Never throws: a broker fault fails the affected messages. */
-    public List<PublishOutcome> publish(List<ClaimedRow> batch) {
-        Map<UUID, PublishOutcome> outcomes = new LinkedHashMap<>();
+    /**
+     * A claimed batch handed to the broker: its messages written, their confirms possibly still on the
+     * way. {@link #settle} waits for them; until then the next batch may be claimed and sent on the same
+     * channel, whose confirms each batch's own bookkeeping tells apart by sequence number.
+     */
+    public static final class Sent {
+        private final Claim claim;
+        private final Map<UUID, PublishOutcome> decided;
+        private final PublisherConfirms confirms;
+        private final Channel channel;
+        private final List<UUID> ids;
+        private final long deadline;
+        private final ReturnListener returns;
+        private final ShutdownListener closed;
+
+        private Sent(
+                Claim claim,
+                Map<UUID, PublishOutcome> decided,
+                PublisherConfirms confirms,
+                Channel channel,
+                List<UUID> ids,
+                long deadline,
+                ReturnListener returns,
+                ShutdownListener closed) {
+            this.claim = claim;
+            this.decided = decided;
+            this.confirms = confirms;
+            this.channel = channel;
+            this.ids = ids;
+            this.deadline = deadline;
+            this.returns = returns;
+            this.closed = closed;
+        }
+
+        public Claim claim() {
+            return claim;
+        }
+    }
+
+    /** Every row of a claim the broker could not take: handed back when it blocks, failed when unreachable. */
+    public static Sent unsent(Claim claim, BrokerReadiness broker) {
+        PublishOutcome.Result result = broker.blocked() ? PublishOutcome.Result.HELD : PublishOutcome.Result.FAILED;
+        String why = broker.problem().orElse("broker not ready");
+        Map<UUID, PublishOutcome> decided = new LinkedHashMap<>();
+        claim.rows().forEach(row -> decided.put(row.id(), new PublishOutcome(row.id(), result, why)));
+        return new Sent(claim, decided, null, null, List.of(), 0, null, null);
+    }
+
+    /**
+     * Writes a claim's messages to the confirm channel and returns without waiting for their confirms.
+     * Never throws: a broker fault fails the affected messages when the batch is settled.
+     */
+    public Sent send(Claim claim) {
+        Map<UUID, PublishOutcome> decided = new LinkedHashMap<>();
         Map<ClaimedRow, EnvelopeHeaders> sendable = new LinkedHashMap<>();
-        for (ClaimedRow row : batch) {
+        for (ClaimedRow row : claim.rows()) {
             try {
                 sendable.put(row, EnvelopeHeaders.read(row.envelope()));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
-                outcomes.put(row.id(), PublishOutcome.rejected(row.id(), "invalid envelope: " + e.getMessage()));
+                decided.put(row.id(), PublishOutcome.rejected(row.id(), "invalid envelope: " + e.getMessage()));
             }
         }
-        if (!sendable.isEmpty()) {
-            outcomes.putAll(publishConfirmed(sendable));
-        }
-        List<PublishOutcome> ordered = new ArrayList<>(batch.size());
-        for (ClaimedRow row : batch) {
-            ordered.add(outcomes.get(row.id()));
-        }
-        return ordered;
-    }
-
-    private Map<UUID, PublishOutcome> publishConfirmed(Map<ClaimedRow, EnvelopeHeaders> batch) {
-        List<UUID> ids = batch.keySet().stream().map(ClaimedRow::id).toList();
+        List<UUID> ids = sendable.keySet().stream().map(ClaimedRow::id).toList();
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
-        if (confirming == null || !confirming.isOpen()) {
+        if (ids.isEmpty() || confirming == null || !confirming.isOpen()) {
             confirms.failUnsent(ids, "broker unreachable: the confirm channel closed before the batch was sent");
-            return confirms.outcomes(ids);
+            decided.putAll(confirms.outcomes(ids));
+            return new Sent(claim, decided, null, null, List.of(), 0, null, null);
         }
         long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
         // A write into a socket the peer stopped reading blocks without any timeout of its own.
@@ -228,58 +269,85 @@ public class ConfirmedPublisher {
         confirming.addConfirmListener(confirms);
         ShutdownListener closed = confirms::closed;
         confirming.addShutdownListener(closed);
+        int sent = 0;
         try {
-            int sent = 0;
-            try {
-                for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : batch.entrySet()) {
-                    Optional<String> blocked = broker.blockedReason();
-                    if (blocked.isPresent()) {
-                        // The broker stopped reading: writing more would only block this thread, and what was
-                        // not sent is handed back untried.
-                        confirms.holdUnsent(
-                                ids.subList(sent, ids.size()), "broker blocked publishing: " + blocked.get());
-                        break;
-                    }
-                    EnvelopeHeaders headers = message.getValue();
-                    byte[] body = message.getKey().envelope().getBytes(StandardCharsets.UTF_8);
-                    long sequence = confirming.getNextPublishSeqNo();
-                    confirms.sending(sequence, message.getKey().id());
-                    try {
-                        confirming.basicPublish(
-                                brokerConfig.eventsExchange(),
-                                headers.eventType(),
-                                true,
-                                properties(headers, message.getKey().publication()),
-                                body);
-                    } catch (IOException | RuntimeException e) {
-                        if (confirming.getNextPublishSeqNo() == sequence) {
-                            confirms.notSent(sequence); // refused before it took a sequence number
-                        }
-                        throw e;
-                    }
-                    sent++;
+            for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : sendable.entrySet()) {
+                Optional<String> blocked = broker.blockedReason();
+                if (blocked.isPresent()) {
+                    // The broker stopped reading: writing more would only block this thread, and what was not
+                    // sent is handed back untried.
+                    confirms.holdUnsent(ids.subList(sent, ids.size()), "broker blocked publishing: " + blocked.get());
+                    break;
                 }
-            } catch (IOException | RuntimeException e) {
-                // Stop sending, but what was already sent still gets its own confirm: failing it here would
-                // publish it twice on the retry.
-                confirms.failUnsent(ids.subList(sent, ids.size()), "not sent: " + describe(e));
+                EnvelopeHeaders headers = message.getValue();
+                byte[] body = message.getKey().envelope().getBytes(StandardCharsets.UTF_8);
+                long sequence = confirming.getNextPublishSeqNo();
+                confirms.sending(sequence, message.getKey().id());
+                try {
+                    confirming.basicPublish(
+                            brokerConfig.eventsExchange(),
+                            headers.eventType(),
+                            true,
+                            properties(headers, message.getKey().publication()),
+                            body);
+                } catch (IOException | RuntimeException e) {
+                    if (confirming.getNextPublishSeqNo() == sequence) {
+                        confirms.notSent(sequence); // refused before it took a sequence number
+                    }
+                    throw e;
+                }
+                sent++;
             }
-            confirms.await(deadline);
+        } catch (IOException | RuntimeException e) {
+            // Stop sending, but what was already sent still gets its own confirm: failing it here would publish
+            // it twice on the retry.
+            confirms.failUnsent(ids.subList(sent, ids.size()), "not sent: " + describe(e));
+        } finally {
+            // The writes are done: from here on the confirm deadline, checked when the batch is settled, covers
+            // a broker that went silent.
+            watchdog.cancel(false);
+        }
+        return new Sent(claim, decided, confirms, confirming, ids, deadline, returns, closed);
+    }
+
+    /**
+     * Waits for a sent batch's confirms, within the deadline its send started, and judges each message.
+     * One outcome per row, in the claim's order. Never throws.
+     */
+    public List<PublishOutcome> settle(Sent sent) {
+        Map<UUID, PublishOutcome> outcomes = new LinkedHashMap<>(sent.decided);
+        if (sent.confirms != null) {
+            outcomes.putAll(awaitConfirms(sent));
+        }
+        List<PublishOutcome> ordered = new ArrayList<>(sent.claim.size());
+        for (ClaimedRow row : sent.claim.rows()) {
+            ordered.add(outcomes.get(row.id()));
+        }
+        return ordered;
+    }
+
+    private Map<UUID, PublishOutcome> awaitConfirms(Sent sent) {
+        PublisherConfirms confirms = sent.confirms;
+        try {
+            confirms.await(sent.deadline);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             confirms.failOutstanding("interrupted while awaiting publisher confirms");
         } finally {
-            watchdog.cancel(false);
-            confirming.removeReturnListener(returns);
-            confirming.removeConfirmListener(confirms);
-            confirming.removeShutdownListener(closed);
+            sent.channel.removeReturnListener(sent.returns);
+            sent.channel.removeConfirmListener(confirms);
+            sent.channel.removeShutdownListener(sent.closed);
         }
-        Map<UUID, PublishOutcome> outcomes = confirms.outcomes(ids);
+        Map<UUID, PublishOutcome> outcomes = confirms.outcomes(sent.ids);
         if (outcomes.values().stream()
                 .anyMatch(o -> o.result() == PublishOutcome.Result.CONFIRMED
                         || o.result() == PublishOutcome.Result.UNROUTABLE)) {
             lastConfirmNanos = System.nanoTime();
             broker.publishConfirmed();
+        }
+        if (sent.channel != channel) {
+            // The channel this batch went out on was already replaced, after an earlier batch's failure.
+            return outcomes;
         }
         if (confirms.timedOut()) {
             // A broker that owes confirms this long is wedged, blocked or the link is half-open: reconnect.
@@ -288,7 +356,7 @@ public class ConfirmedPublisher {
             channel = null;
             broker.abort();
         } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
-            // Late confirms of this batch must never be read as another batch's: start the next on a new channel.
+            // A channel that failed a message is not trusted with the next batch: start it on a new channel.
             dropChannel();
         }
         return outcomes;

@@ -15,6 +15,10 @@ import java.util.List;
  *   <li>Any other batch, however many of its messages were nacked or unreadable, is followed by the
  *       next claim while rows are due: a failed message fails alone.</li>
  *   <li>A tick that used its time budget while rows are still due hands over to a new tick at once.</li>
+ *   <li>While rows are due, the next batch is claimed and sent before the previous one's confirms are
+ *       awaited and stamped, so the broker always has a batch to confirm while the database works: at
+ *       most two batches are in flight, and a tick settles both before it ends
+ *       (docs/decisions/0041-pipelined-drain.md).</li>
  * </ul>
  */
 public final class DrainLoop {
@@ -37,10 +41,24 @@ public final class DrainLoop {
 
     /** What follows a published and stamped batch. */
     public static Next after(Claim claim, List<PublishOutcome> outcomes, int batchSize, boolean budgetLeft) {
-        if (claim.isEmpty() || linkFailedWholeBatch(outcomes) || brokerBlocked(outcomes) || !claim.moreDue(batchSize)) {
+        if (claim.isEmpty() || endsTick(outcomes) || !claim.moreDue(batchSize)) {
             return Next.STOP;
         }
         return budgetLeft ? Next.CLAIM_AGAIN : Next.CONTINUE_IN_NEW_TICK;
+    }
+
+    /**
+     * Whether to claim and send the next batch while this one's confirms are still on their way: rows
+     * are due beyond this claim and the tick has budget left. What the broker then says about this batch
+     * can still end the tick ({@link #endsTick}); the batch sent ahead is settled first.
+     */
+    public static boolean claimAhead(Claim claim, int batchSize, boolean budgetLeft) {
+        return !claim.isEmpty() && claim.moreDue(batchSize) && budgetLeft;
+    }
+
+    /** Whether a settled batch ends the tick however many rows are due: the link failed it whole, or the broker blocks. */
+    public static boolean endsTick(List<PublishOutcome> outcomes) {
+        return linkFailedWholeBatch(outcomes) || brokerBlocked(outcomes);
     }
 
     private static boolean brokerBlocked(List<PublishOutcome> outcomes) {

@@ -108,4 +108,37 @@ class DrainLoopTest {
                 .as("no attempt counted")
                 .isFalse();
     }
+
+    @Test
+    void theNextBatchIsClaimedAheadOnlyWhileRowsAreDueAndBudgetIsLeft() {
+        Claim full = claim(BATCH, BATCH);
+        assertThat(DrainLoop.claimAhead(full, BATCH, true)).isTrue();
+        assertThat(DrainLoop.claimAhead(full, BATCH, false))
+                .as("out of budget: the tick settles what it sent and hands over")
+                .isFalse();
+        assertThat(DrainLoop.claimAhead(claim(40, 40), BATCH, true))
+                .as("the claim took every due row")
+                .isFalse();
+        assertThat(DrainLoop.claimAhead(claim(0, 0), BATCH, true)).isFalse();
+        assertThat(DrainLoop.claimAhead(claim(12, 100), BATCH, true))
+                .as("cut short by the byte bound")
+                .isTrue();
+    }
+
+    @Test
+    void aSettledBatchEndsTheTickOnlyWhenTheLinkFailedItWholeOrTheBrokerBlocks() {
+        Claim full = claim(BATCH, BATCH);
+        assertThat(DrainLoop.endsTick(outcomes(full, PublishOutcome.Result.FAILED)))
+                .isTrue();
+        assertThat(DrainLoop.endsTick(outcomes(full, PublishOutcome.Result.CONFIRMED, PublishOutcome.Result.HELD)))
+                .isTrue();
+        assertThat(DrainLoop.endsTick(outcomes(full, PublishOutcome.Result.CONFIRMED, PublishOutcome.Result.FAILED)))
+                .isFalse();
+        assertThat(DrainLoop.endsTick(outcomes(
+                        full,
+                        PublishOutcome.Result.CONFIRMED,
+                        PublishOutcome.Result.REJECTED,
+                        PublishOutcome.Result.UNROUTABLE)))
+                .isFalse();
+    }
 }
