@@ -347,6 +347,29 @@ class OutboxClaimsIT {
     }
 
     @Test
+    void rowsInBackoffAreNeverClaimedAndDueRowsComeInTheOrderTheyFellDue() throws Exception {
+        List<UUID> ids = stage(4);
+        UUID waiting = ids.get(0);
+        UUID retried = ids.get(1);
+        UUID older = ids.get(2);
+        UUID fresh = ids.get(3);
+        sql(
+                "UPDATE " + TABLE + " SET attempts = 1, created_at = now() - interval '1 hour',"
+                        + " next_attempt_at = now() + interval '1 hour' WHERE id = ?",
+                waiting);
+        sql(
+                "UPDATE " + TABLE + " SET attempts = 1, created_at = now() - interval '1 hour',"
+                        + " next_attempt_at = now() - interval '1 minute' WHERE id = ?",
+                retried);
+        sql("UPDATE " + TABLE + " SET created_at = now() - interval '2 minutes' WHERE id = ?", older);
+        Claim claim = inTransaction(claims::claim);
+        assertThat(claim.rows())
+                .extracting(ClaimedRow::id)
+                .as("staged 2 minutes ago, retry due 1 minute ago, staged now; the row in backoff left alone")
+                .containsExactly(older, retried, fresh);
+    }
+
+    @Test
     void aStampSurvivesADatabaseClockThatSteppedBackSinceStaging() throws Exception {
         UUID id = stage(1).get(0);
         // As if the row had been staged before the database clock was stepped back by a minute.

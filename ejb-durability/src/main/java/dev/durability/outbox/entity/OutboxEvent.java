@@ -95,25 +95,41 @@ import java.util.UUID;
 @NamedNativeQuery(name = OutboxEvent.PREFER_ORDERED_PENDING_SCAN, query = """
         SELECT set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
         """)
-// Due pending rows (backoff elapsed, claim absent or older than the lease ?3 s), oldest first, skipping
-// rows another worker has locked, up to ?4 rows and ?5 bytes of envelope (the first row always, so an
-// envelope larger than the byte bound still drains, alone). Returned oldest first, with whether an
-// earlier claim had expired and how many due rows were looked at. Candidates beyond the byte bound
-// stay locked only until this short transaction commits.
+// Due pending rows, claim absent or older than the lease ?3 s, in the order they fell due: fresh rows
+// (no next attempt) by staging time, retried rows whose backoff ended by their next attempt, each read
+// from its own index (event_outbox_fresh_idx, event_outbox_retry_idx), so rows still in backoff are never
+// walked. Rows another worker has locked are skipped; up to ?4 rows and ?5 bytes of envelope are taken
+// (the first row always, so an envelope larger than the byte bound still drains, alone). Returned in due
+// order, with whether an earlier claim had expired and how many due rows were looked at. Candidates
+// beyond the batch or the byte bound stay locked only until this short transaction commits.
 @NamedNativeQuery(name = OutboxEvent.CLAIM, resultSetMapping = OutboxEvent.CLAIMED_ROW, query = """
-        WITH candidates AS (
-            SELECT id, created_at, claimed_at AS previous_claim, envelope_bytes
+        WITH fresh AS (
+            SELECT id, created_at AS due_at, claimed_at AS previous_claim, envelope_bytes
               FROM event_outbox
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
-               AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+               AND next_attempt_at IS NULL
                AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?3))
              ORDER BY created_at, id
              LIMIT ?4
                FOR UPDATE SKIP LOCKED),
+        retried AS (
+            SELECT id, next_attempt_at AS due_at, claimed_at AS previous_claim, envelope_bytes
+              FROM event_outbox
+             WHERE published_at IS NULL
+               AND unroutable_at IS NULL
+               AND next_attempt_at <= now()
+               AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?3))
+             ORDER BY next_attempt_at, id
+             LIMIT ?4
+               FOR UPDATE SKIP LOCKED),
+        candidates AS (
+            SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM retried) due
+             ORDER BY due_at, id
+             LIMIT ?4),
         sized AS (
-            SELECT id, previous_claim,
-                   sum(envelope_bytes) OVER (ORDER BY created_at, id) - envelope_bytes AS bytes_before,
+            SELECT id, due_at, previous_claim,
+                   sum(envelope_bytes) OVER (ORDER BY due_at, id) - envelope_bytes AS bytes_before,
                    count(*) OVER () AS candidates
               FROM candidates),
         claimed AS (
@@ -122,9 +138,9 @@ import java.util.UUID;
               FROM sized s
              WHERE o.id = s.id
                AND (s.bytes_before = 0 OR s.bytes_before + o.envelope_bytes <= ?5)
-            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.publication, o.created_at,
+            RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.publication, s.due_at,
                       s.previous_claim IS NOT NULL AS recovered, s.candidates)
-        SELECT id, event_type, envelope, publication, recovered, candidates FROM claimed ORDER BY created_at, id
+        SELECT id, event_type, envelope, publication, recovered, candidates FROM claimed ORDER BY due_at, id
         """)
 // Acked and routed: published, only while this worker's claim still holds the row. A clean publish
 // clears the error of an earlier attempt. GREATEST: a database clock stepped back since staging must
