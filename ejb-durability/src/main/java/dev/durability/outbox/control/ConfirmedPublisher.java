@@ -237,17 +237,18 @@ public class ConfirmedPublisher {
      */
     public Sent send(Claim claim) {
         Map<UUID, PublishOutcome> decided = new LinkedHashMap<>();
-        Map<ClaimedRow, EnvelopeHeaders> sendable = new LinkedHashMap<>();
+        // A list, not a map keyed by the row: a row's hash would be computed over its whole envelope.
+        List<Map.Entry<ClaimedRow, EnvelopeHeaders>> sendable = new ArrayList<>(claim.size());
         for (ClaimedRow row : claim.rows()) {
             try {
-                sendable.put(row, EnvelopeHeaders.read(row.envelope()));
+                sendable.add(Map.entry(row, EnvelopeHeaders.read(row.envelope())));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
                 decided.put(row.id(), PublishOutcome.rejected(row.id(), "invalid envelope: " + e.getMessage()));
             }
         }
-        List<UUID> ids = sendable.keySet().stream().map(ClaimedRow::id).toList();
+        List<UUID> ids = sendable.stream().map(message -> message.getKey().id()).toList();
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
         if (ids.isEmpty() || confirming == null || !confirming.isOpen()) {
@@ -271,7 +272,7 @@ public class ConfirmedPublisher {
         confirming.addShutdownListener(closed);
         int sent = 0;
         try {
-            for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : sendable.entrySet()) {
+            for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : sendable) {
                 Optional<String> blocked = broker.blockedReason();
                 if (blocked.isPresent()) {
                     // The broker stopped reading: writing more would only block this thread, and what was not
