@@ -55,7 +55,12 @@ public record OrderRequest(UUID id, String customer, String sku, int quantity) {
 
     /** This order with an id: its own, or a new random one when the client sent none. */
     OrderRequest identified() {
-        return id != null ? this : new OrderRequest(UUID.randomUUID(), customer, sku, quantity);
+        return identified(UUID.randomUUID());
+    }
+
+    /** This order with the client's id, or this one when the client gave none. */
+    OrderRequest identified(UUID otherwise) {
+        return id != null ? this : new OrderRequest(otherwise, customer, sku, quantity);
     }
 
     /** The entity, which refuses an order that breaks the domain's rules. */

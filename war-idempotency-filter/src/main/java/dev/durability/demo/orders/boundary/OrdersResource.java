@@ -20,8 +20,11 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -60,6 +63,34 @@ public class OrdersResource {
     @Context
     HttpHeaders headers;
 
+    @Context
+    SecurityContext security;
+
+    /**
+     * With an {@code Idempotency-Key} and no id of the client's, the order's id is derived from the caller, the
+     * request line and the key, as the filter scopes the key. Should a server die after the order committed and
+     * before the filter recorded the answer, the retry that runs the handler again once the claim expired finds
+     * the order there (409, naming it) instead of placing a second one
+     * (docs/decisions/0042-keyed-order-ids.md).
+     */
+    private UUID keyedId() {
+        String key = headers.getHeaderString("Idempotency-Key");
+        Principal caller = security.getUserPrincipal();
+        if (key == null || caller == null) {
+            return UUID.randomUUID();
+        }
+        String scope = String.join(
+                "\n",
+                caller.getName(),
+                "POST",
+                uri.getRequestUri().getRawPath(),
+                uri.getRequestUri().getRawQuery() == null
+                        ? ""
+                        : uri.getRequestUri().getRawQuery(),
+                key);
+        return UUID.nameUUIDFromBytes(scope.getBytes(StandardCharsets.UTF_8));
+    }
+
     @POST
     public Response place(InputStream body) {
         OrderRequest order;
@@ -68,7 +99,7 @@ public class OrdersResource {
             if (json.getValueType() != JsonValue.ValueType.OBJECT) {
                 return Problems.malformedRequest("the body must be " + ONE_ORDER + ", was " + RequestBody.kind(json));
             }
-            order = OrderRequest.from(json, "").identified();
+            order = OrderRequest.from(json, "").identified(keyedId());
         } catch (RequestRefused e) {
             return e.problem();
         } catch (InvalidOrderException e) {
