@@ -133,13 +133,19 @@ public class BenchLag {
     private static void offerThroughSql(
             String[] args, long start, long interval, long end, Map<String, Long> committed, AtomicLong refused)
             throws Exception {
-        String sql = "INSERT INTO " + args[6] + ".event_outbox (id, aggregate_id, event_type, envelope)"
+        // Unqualified, on the schema's search path as a service's own connections are: the insert trigger names
+        // the channel it notifies after current_schema().
+        String sql = "INSERT INTO event_outbox (id, aggregate_id, event_type, envelope)"
                 + " VALUES (CAST(? AS uuid), CAST(? AS uuid), 'bench.lag', CAST(? AS jsonb))";
         int connections = 4;
         ExecutorService stagers = Executors.newFixedThreadPool(connections);
         ThreadLocal<PreparedStatement> statements = ThreadLocal.withInitial(() -> {
             try {
-                return DriverManager.getConnection(args[3], args[4], args[5]).prepareStatement(sql);
+                java.sql.Connection connection = DriverManager.getConnection(args[3], args[4], args[5]);
+                try (java.sql.Statement path = connection.createStatement()) {
+                    path.execute("SET search_path = " + args[6]);
+                }
+                return connection.prepareStatement(sql);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -8,6 +8,8 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -48,6 +50,35 @@ class IdempotencyKeyIT {
         assertThat(retry.headers().firstValue("Content-Type"))
                 .isEqualTo(first.headers().firstValue("Content-Type"));
         assertThat(retry.headers().firstValue(IDEMPOTENT_REPLAYED)).contains("true");
+        assertThat(tables.count("demo_orders", "customer = ?", customer)).isEqualTo(1);
+    }
+
+    @Test
+    void aRetryAfterAServerDiedBetweenTheOrdersCommitAndItsRecordedAnswerFindsTheOrderAndPlacesNoSecond()
+            throws Exception {
+        String customer = customer();
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> first = post("/api/orders", key, order(customer), Http.USER);
+        assertThat(first.statusCode()).isEqualTo(201);
+        String orderId = Http.json(first).getString("id");
+        // As the record stands when the server died after the order committed and before the filter recorded
+        // the answer, once the claim has expired: processing, nothing recorded.
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement("UPDATE " + Coordinates.mainSchema()
+                        + ".idempotency_responses SET state = 'processing', finalized_at = NULL, response_status ="
+                        + " NULL, response_headers = NULL, response_body = NULL, body_omitted = false,"
+                        + " claim_expires_at = now() - interval '1 second' WHERE path = '/api/orders'"
+                        + " AND claimed_at >= now() - interval '1 minute' AND state = 'succeeded'"
+                        + " AND response_headers::text LIKE '%' || ? || '%'")) {
+            s.setString(1, orderId);
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+
+        HttpResponse<String> retry = post("/api/orders", "\"" + key + "\"", order(customer), Http.USER);
+
+        assertThat(retry.statusCode()).as(retry.body()).isEqualTo(409);
+        assertThat(Http.json(retry).getString("type")).isEqualTo(PROBLEMS + "order-exists");
+        assertThat(Http.json(retry).getString("detail")).contains(orderId);
         assertThat(tables.count("demo_orders", "customer = ?", customer)).isEqualTo(1);
     }
 

@@ -35,7 +35,12 @@ import jakarta.transaction.UserTransaction;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -44,8 +49,9 @@ import javax.sql.DataSource;
 /**
  * Drains the outbox on every server: claim (short transaction) → publish with confirms (no transaction,
  * no row locks) → stamp (short transaction), repeated while rows are due, within a time budget. The next
- * batch is claimed and sent before the previous one's confirms are awaited and stamped, so the broker
- * confirms one batch while the database claims and stamps around it. When to claim again and when to
+ * batch is claimed and sent before the previous one's confirms are awaited, and a batch's stamps commit
+ * on the managed executor while the next batch is claimed and sent, so the broker confirms one batch
+ * while the database claims one and stamps another. When to claim again and when to
  * stop is {@link DrainLoop}'s; this bean keeps the timer, the overlap guard and the transactions.
  *
  * <p>Timer: a non-persistent interval timer, every {@code durability.outbox.poll-interval-ms} (default
@@ -118,6 +124,9 @@ public class OutboxDrainTimer {
 
     /** Only the drain (one tick at a time) touches it. */
     private final Set<String> unroutableLogged = new HashSet<>();
+
+    /** The batch being stamped; only the drain (one tick at a time) touches it, and a tick ends with none. */
+    private Stamping stamping;
 
     @PostConstruct
     void schedule() {
@@ -210,10 +219,14 @@ public class OutboxDrainTimer {
                 }
             }
         } finally {
-            if (ahead != null) {
-                // The tick ends (or failed) with a batch sent: its confirms are awaited and stamped now, so no row
-                // stays claimed until its lease runs out and no batch is handed from one tick to the next.
-                settle(ahead);
+            try {
+                if (ahead != null) {
+                    // The tick ends (or failed) with a batch sent: its confirms are awaited and stamped now, so no
+                    // row stays claimed until its lease runs out and no batch is handed from one tick to the next.
+                    settle(ahead);
+                }
+            } finally {
+                awaitStamps();
             }
         }
     }
@@ -228,14 +241,49 @@ public class OutboxDrainTimer {
         return sending.isReady() ? publisher.send(claim) : ConfirmedPublisher.unsent(claim, sending);
     }
 
-    /** Awaits a sent batch's confirms and commits its stamps. */
+    /**
+     * Awaits a sent batch's confirms and starts committing its stamps on the executor, where they overlap
+     * the next claim and send; the previous batch's stamps are awaited first, so at most one batch is being
+     * stamped. Its outcomes are known now, which is all the drain's next decision needs.
+     */
     private List<PublishOutcome> settle(ConfirmedPublisher.Sent sent) throws Exception {
         List<PublishOutcome> outcomes = publisher.settle(sent);
-        List<Double> lags = new BoundedRetries(executor, config.stampTimeout())
-                .run(() -> stamps.commit(sent.claim().token(), outcomes));
-        report(outcomes, lags);
+        awaitStamps();
+        UUID token = sent.claim().token();
+        BoundedRetries retries = new BoundedRetries(executor, config.stampTimeout());
+        stamping = new Stamping(
+                outcomes,
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return retries.run(() -> stamps.commit(token, outcomes));
+                            } catch (Exception e) {
+                                throw new CompletionException(e);
+                            }
+                        },
+                        executor));
         return outcomes;
     }
+
+    /** Waits for the batch being stamped, if any, within the stamp budget, and reports it. */
+    private void awaitStamps() throws Exception {
+        Stamping current = stamping;
+        if (current == null) {
+            return;
+        }
+        stamping = null;
+        List<Double> lags;
+        try {
+            // BoundedRetries gives up within the budget; the margin covers the task waiting for a thread.
+            lags = current.lags().get(config.stampTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+        report(current.outcomes(), lags);
+    }
+
+    /** A batch whose stamps are committing on the executor while the drain claims and sends the next one. */
+    private record Stamping(List<PublishOutcome> outcomes, CompletableFuture<List<Double>> lags) {}
 
     private void report(List<PublishOutcome> outcomes, List<Double> lags) {
         metrics.published(lags);

@@ -3,6 +3,7 @@ package dev.durability.demo.orders.boundary;
 import dev.durability.demo.orders.entity.DemoOrder;
 import dev.durability.demo.orders.entity.InvalidOrderException;
 import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
+import dev.durability.idempotency.control.IdempotencyKey;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -74,20 +75,20 @@ public class OrdersResource {
      * (docs/decisions/0042-keyed-order-ids.md).
      */
     private UUID keyedId() {
-        String key = headers.getHeaderString("Idempotency-Key");
+        List<String> lines = headers.getRequestHeader(IdempotencyKey.HEADER);
         Principal caller = security.getUserPrincipal();
-        if (key == null || caller == null) {
+        if (lines == null || lines.isEmpty() || caller == null) {
             return UUID.randomUUID();
         }
+        String key;
+        try {
+            key = IdempotencyKey.parse(lines).value(); // the quoted and the bare form are one key, as for the filter
+        } catch (IdempotencyKey.Invalid e) {
+            return UUID.randomUUID(); // the filter answered 400 before this ran, unless it is not deployed
+        }
+        String query = uri.getRequestUri().getRawQuery();
         String scope = String.join(
-                "\n",
-                caller.getName(),
-                "POST",
-                uri.getRequestUri().getRawPath(),
-                uri.getRequestUri().getRawQuery() == null
-                        ? ""
-                        : uri.getRequestUri().getRawQuery(),
-                key);
+                "\n", caller.getName(), "POST", uri.getRequestUri().getRawPath(), query == null ? "" : query, key);
         return UUID.nameUUIDFromBytes(scope.getBytes(StandardCharsets.UTF_8));
     }
 
