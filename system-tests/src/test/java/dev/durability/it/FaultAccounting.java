@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.DoubleSupplier;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -57,7 +58,7 @@ record FaultAccounting(
             OrderLoad load,
             EventQueue placed,
             long poison,
-            double leaseRecoveries,
+            DoubleSupplier leaseRecoveries,
             Duration patience) {
         FaultAccounting[] last = new FaultAccounting[1];
         try {
@@ -66,13 +67,14 @@ record FaultAccounting(
                     .pollInterval(Duration.ofSeconds(1))
                     .ignoreExceptions()
                     .until(() -> {
-                        last[0] = take(scenario, load, placed, poison, leaseRecoveries);
-                        return last[0].lost() == 0 && last[0].deadLetters() >= poison;
+                        last[0] = take(scenario, load, placed, poison, leaseRecoveries.getAsDouble());
+                        return last[0].lost() == 0 && last[0].deadLetters() >= poison && unpublished(load) == 0;
                     });
         } catch (ConditionTimeoutException e) {
             // Reported as it stands: the assertions on the accounting say what is missing.
         }
-        FaultAccounting result = last[0] != null ? last[0] : take(scenario, load, placed, poison, leaseRecoveries);
+        FaultAccounting result =
+                last[0] != null ? last[0] : take(scenario, load, placed, poison, leaseRecoveries.getAsDouble());
         result.append();
         return result;
     }
@@ -140,6 +142,20 @@ record FaultAccounting(
                     lost);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The scenario's events not yet published (pending, or claimed by a server that died). */
+    private static long unpublished(OrderLoad load) throws SQLException {
+        String schema = Coordinates.mainSchema();
+        try (Connection c = OutboxTable.connect()) {
+            return number(
+                    c,
+                    "SELECT count(*) FROM " + schema
+                            + ".event_outbox WHERE published_at IS NULL AND unroutable_at IS NULL"
+                            + " AND aggregate_id IN (SELECT id FROM " + schema
+                            + ".demo_orders WHERE customer LIKE ? || '-%')",
+                    load);
         }
     }
 

@@ -34,7 +34,7 @@ class FrozenBrokerIT {
     private static final String SCHEMA = "durability_frozen";
     private static final String EXCHANGE = "durability.events.frozen-it";
     private static final String ALTERNATE = "durability.unrouted.frozen-it";
-    private static final int LEASE_SECONDS = 20;
+    private static final int LEASE_SECONDS = 40;
 
     private final OutboxTable outbox = new OutboxTable(SCHEMA);
     private TcpProxy proxy;
@@ -122,9 +122,9 @@ class FrozenBrokerIT {
                             > 0);
             long claimedAt = System.nanoTime();
             // The 1 s timer keeps firing while the round is stuck: ticks never overlap, so this server never
-            // holds two claims at once.
+            // holds more than the two claims one tick pipelines.
             AtomicLong mostClaimsHeld = new AtomicLong();
-            // Budget: 3 s of writes and confirms, up to 5 s to drop the connection, 3 s of stamp: below 20 s.
+            // Budget: two batches' statements, writes and confirms, probes, the connection drop and stamps: below 40 s.
             await("the round gave up and released its claim")
                     .atMost(Duration.ofSeconds(LEASE_SECONDS - 8))
                     .pollInterval(Duration.ofMillis(200))
@@ -134,7 +134,7 @@ class FrozenBrokerIT {
                                         "event_type = ? AND claimed_at IS NOT NULL AND published_at IS NULL", eventType)
                                 == 0;
                     });
-            assertThat(mostClaimsHeld).as("claims held at once by one server").hasValueLessThanOrEqualTo(1);
+            assertThat(mostClaimsHeld).as("claims held at once by one server").hasValueLessThanOrEqualTo(2);
             assertThat(Duration.ofNanos(System.nanoTime() - claimedAt)).isLessThan(Duration.ofSeconds(LEASE_SECONDS));
             // What went through before the freeze may have been confirmed; the rest of the round was released
             // with an attempt and its error (rows beyond the claim's byte bound may still wait untouched).

@@ -104,7 +104,7 @@ class PipelineFaultsIT {
                     .as("answers a careful client could not retry")
                     .isEmpty();
             return FaultAccounting.settle(
-                    scenario, load, placed, poison, leaseRecoveries() - recoveriesBefore, PATIENCE);
+                    scenario, load, placed, poison, () -> leaseRecoveries() - recoveriesBefore, PATIENCE);
         }
     }
 

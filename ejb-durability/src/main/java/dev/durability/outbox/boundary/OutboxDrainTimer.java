@@ -248,7 +248,14 @@ public class OutboxDrainTimer {
      */
     private List<PublishOutcome> settle(ConfirmedPublisher.Sent sent) throws Exception {
         List<PublishOutcome> outcomes = publisher.settle(sent);
-        awaitStamps();
+        Exception earlier = null;
+        try {
+            awaitStamps();
+        } catch (Exception e) {
+            // The previous batch's stamps failed: this batch's are still started, or its rows would wait out their
+            // lease and be published again.
+            earlier = e;
+        }
         UUID token = sent.claim().token();
         BoundedRetries retries = new BoundedRetries(executor, config.stampTimeout());
         stamping = new Stamping(
@@ -262,6 +269,9 @@ public class OutboxDrainTimer {
                             }
                         },
                         executor));
+        if (earlier != null) {
+            throw earlier;
+        }
         return outcomes;
     }
 
@@ -274,8 +284,12 @@ public class OutboxDrainTimer {
         stamping = null;
         List<Double> lags;
         try {
-            // BoundedRetries gives up within the budget; the margin covers the task waiting for a thread.
-            lags = current.lags().get(config.stampTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            // BoundedRetries gives up within the budget; the margin covers the task waiting for a thread (the lease
+            // check counts it).
+            lags = current.lags()
+                    .get(
+                            config.stampTimeout().toMillis() + OutboxConfig.STAMP_START_MARGIN_MILLIS,
+                            TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }

@@ -98,24 +98,34 @@ public class OutboxConfig {
         InvalidConfigurationException.checkRange(STAMP_TIMEOUT, stampTimeoutMillis, 100, 600_000);
     }
 
+    /** How long a batch's stamp task may wait for an executor thread before its own budget starts. */
+    public static final long STAMP_START_MARGIN_MILLIS = 2_000;
+
     /**
-     * The longest a claim can live before its stamp commits or is given up on: the claim statement, the
-     * publish round (writes and confirms share the confirm deadline), dropping a failed connection, and
-     * the stamp's bounded retries. A lease no longer than that would let a second worker reclaim rows
-     * that are still being published, and publish them twice (docs/decisions/0013-publish-round-budget.md).
+     * The longest a claim can live before its stamp commits or is given up on. The drain sends the next
+     * batch before it awaits this one's confirms, and stamps this one while the next is claimed
+     * (docs/decisions/0041-pipelined-drain.md), so a claim lives through: its claim statement, a probe and its
+     * writes (which the confirm deadline bounds); the next batch's probe, claim statement, probe and writes;
+     * dropping a failed connection; the previous batch's stamp and its own (each with its start margin). A
+     * lease no longer than that would let a second worker reclaim rows that are still being published, and
+     * publish them twice (docs/decisions/0013-publish-round-budget.md).
      */
-    public long worstClaimMillis(long connectionDropMillis) {
-        return statementTimeoutMillis + confirmTimeoutMillis + connectionDropMillis + stampTimeoutMillis;
+    public long worstClaimMillis(long connectMillis) {
+        return 2 * statementTimeoutMillis
+                + 2 * confirmTimeoutMillis
+                + 3 * connectMillis
+                + 2 * (stampTimeoutMillis + STAMP_START_MARGIN_MILLIS);
     }
 
-    public void checkLeaseOutlasts(long connectionDropMillis) {
-        long worst = worstClaimMillis(connectionDropMillis);
+    public void checkLeaseOutlasts(long connectMillis) {
+        long worst = worstClaimMillis(connectMillis);
         InvalidConfigurationException.check(
                 leaseSeconds * 1000L > worst,
                 LEASE,
                 leaseSeconds,
-                "must be longer than the longest a claim can live, " + worst + " ms (" + STATEMENT_TIMEOUT + " + "
-                        + CONFIRM_TIMEOUT + " + durability.broker.connect-timeout-ms + " + STAMP_TIMEOUT + ")");
+                "must be longer than the longest a claim can live, " + worst + " ms (2 × " + STATEMENT_TIMEOUT
+                        + " + 2 × " + CONFIRM_TIMEOUT + " + 3 × durability.broker.connect-timeout-ms + 2 × ("
+                        + STAMP_TIMEOUT + " + " + STAMP_START_MARGIN_MILLIS + "))");
     }
 
     public long confirmTimeoutMillis() {

@@ -43,12 +43,13 @@ class OutboxConfigTest {
     @Test
     void leaseMustOutlastEveryWaitOfAClaimAddedUp() {
         OutboxConfig config = defaults();
-        config.leaseSeconds = 30;
-        // 5 s claim statement + 10 s confirms + 5 s connection drop + 10 s stamp = 30 s: not shorter than the lease.
+        config.leaseSeconds = 69;
+        // Two batches in flight: 2 × 5 s claim statements + 2 × 10 s confirms + 3 × 5 s probes and connection drop
+        // + 2 × (10 s stamp + 2 s for it to start) = 69 s: not shorter than the lease.
         assertThatThrownBy(() -> config.checkLeaseOutlasts(5_000))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.outbox.lease-seconds")
-                .hasMessageContaining("30000 ms")
+                .hasMessageContaining("69000 ms")
                 .hasMessageContaining("durability.outbox.stamp-timeout-ms");
         assertThatCode(() -> config.checkLeaseOutlasts(4_999)).doesNotThrowAnyException();
         config.stampTimeoutMillis = 20_000;
