@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durability.outbox.boundary.OutboxStager;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
+import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.ClaimedRow;
 import dev.durability.outbox.entity.OutboxStatus;
@@ -54,6 +55,9 @@ class OutboxClaimsIT {
 
     @Inject
     OutboxStager stager;
+
+    @Inject
+    OutboxConfig config;
 
     @Inject
     UserTransaction transaction;
@@ -239,8 +243,10 @@ class OutboxClaimsIT {
     void aStaleWorkersStampChangesNothingAfterItsLeaseWasTakenOver() throws Exception {
         UUID id = stage(1).get(0);
         Claim stale = inTransaction(claims::claim);
-        // The first worker stalls past its lease (60 s by default): its claim is now older than the lease.
-        sql("UPDATE " + TABLE + " SET claimed_at = claimed_at - interval '61 seconds'");
+        // The first worker stalls past its lease: its claim is now a second older than the lease.
+        sql(
+                "UPDATE " + TABLE + " SET claimed_at = claimed_at - make_interval(secs => CAST(? AS double precision))",
+                config.leaseSeconds() + 1);
         Claim fresh = inTransaction(claims::claim);
         assertThat(fresh.size()).isEqualTo(1);
         assertThat(fresh.recovered())
