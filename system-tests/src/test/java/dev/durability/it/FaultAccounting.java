@@ -165,30 +165,31 @@ record FaultAccounting(
     }
 
     private static long number(Connection c, String sql, OrderLoad load) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 1; i <= s.getParameterMetaData().getParameterCount(); i++) {
-                s.setString(i, load.tag());
-            }
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
+        try (PreparedStatement s = tagged(c, sql, load);
+                ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 
     private static Set<String> strings(Connection c, String sql, OrderLoad load) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 1; i <= s.getParameterMetaData().getParameterCount(); i++) {
-                s.setString(i, load.tag());
+        Set<String> values = new HashSet<>();
+        try (PreparedStatement s = tagged(c, sql, load);
+                ResultSet rs = s.executeQuery()) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
             }
-            Set<String> values = new HashSet<>();
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    values.add(rs.getString(1));
-                }
-            }
-            return values;
         }
+        return values;
+    }
+
+    /** The statement with the scenario's tag in every parameter: each one selects the scenario's rows. */
+    private static PreparedStatement tagged(Connection c, String sql, OrderLoad load) throws SQLException {
+        PreparedStatement s = c.prepareStatement(sql);
+        for (int i = 1; i <= s.getParameterMetaData().getParameterCount(); i++) {
+            s.setString(i, load.tag());
+        }
+        return s;
     }
 
     /** One row of the reliability table (docs/reliability.md is made of these by system-tests/fault-suite). */

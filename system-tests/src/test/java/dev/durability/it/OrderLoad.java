@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -47,7 +46,6 @@ final class OrderLoad implements AutoCloseable {
     private final Map<String, UUID> orderIds = new ConcurrentHashMap<>();
     private final Set<String> refusals = ConcurrentHashMap.newKeySet();
     private final AtomicInteger next = new AtomicInteger();
-    private final AtomicLong attempts = new AtomicLong();
     private final List<Thread> clients = new ArrayList<>();
     private volatile boolean placing = true;
     private volatile long retryUntil = Long.MAX_VALUE;
@@ -80,7 +78,6 @@ final class OrderLoad implements AutoCloseable {
     private Outcome place(String customer, int n) {
         String key = UUID.randomUUID().toString();
         for (int attempt = 0; System.nanoTime() < retryUntil; attempt++) {
-            attempts.incrementAndGet();
             URI server = servers.get(Math.floorMod(n + attempt, servers.size()));
             try {
                 HttpResponse<String> response = CLIENT.send(
@@ -149,10 +146,6 @@ final class OrderLoad implements AutoCloseable {
 
     long count(Outcome outcome) {
         return outcomes.values().stream().filter(o -> o == outcome).count();
-    }
-
-    long attempts() {
-        return attempts.get();
     }
 
     Set<String> refusals() {

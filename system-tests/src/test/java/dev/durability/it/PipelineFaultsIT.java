@@ -32,27 +32,21 @@ class PipelineFaultsIT {
 
     @Test
     void rabbitmqRestartedMidDrainAndMidConsume() throws Exception {
-        FaultAccounting accounting = run("rabbitmq restarted", List.of(Coordinates.mainServer()), 0, tag -> {
-            Rabbitmq.stopApp();
-            try {
-                Thread.sleep(3_000);
-            } finally {
-                Rabbitmq.startApp();
-            }
-        });
+        FaultAccounting accounting = run(
+                "rabbitmq restarted",
+                List.of(Coordinates.mainServer()),
+                0,
+                tag -> downFor3Seconds(Rabbitmq::stopApp, Rabbitmq::startApp));
         assertHoldsTheContract(accounting);
     }
 
     @Test
     void postgresqlRestartedMidDrainAndMidConsume() throws Exception {
-        FaultAccounting accounting = run("postgresql restarted", List.of(Coordinates.mainServer()), 0, tag -> {
-            Postgresql.stop();
-            try {
-                Thread.sleep(3_000);
-            } finally {
-                Postgresql.start();
-            }
-        });
+        FaultAccounting accounting = run(
+                "postgresql restarted",
+                List.of(Coordinates.mainServer()),
+                0,
+                tag -> downFor3Seconds(Postgresql::stop, Postgresql::start));
         assertHoldsTheContract(accounting);
     }
 
@@ -105,6 +99,16 @@ class PipelineFaultsIT {
                     .isEmpty();
             return FaultAccounting.settle(
                     scenario, load, placed, poison, () -> leaseRecoveries() - recoveriesBefore, PATIENCE);
+        }
+    }
+
+    /** Stops a service for three seconds under the load, and starts it again whatever happens. */
+    private static void downFor3Seconds(Runnable stop, Runnable start) throws InterruptedException {
+        stop.run();
+        try {
+            Thread.sleep(3_000);
+        } finally {
+            start.run();
         }
     }
 
