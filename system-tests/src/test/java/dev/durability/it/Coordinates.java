@@ -12,8 +12,15 @@ final class Coordinates {
     }
 
     static String jdbcUrl() {
-        return "jdbc:postgresql://" + env("DB_HOST", "localhost") + ":" + env("DB_PORT", "5432") + "/"
-                + env("DB_NAME", "postgres");
+        return "jdbc:postgresql://" + dbHost() + ":" + dbPort() + "/" + env("DB_NAME", "postgres");
+    }
+
+    static String dbHost() {
+        return env("DB_HOST", "localhost");
+    }
+
+    static int dbPort() {
+        return Integer.parseInt(env("DB_PORT", "5432"));
     }
 
     static String dbUser() {

@@ -26,6 +26,7 @@ import org.awaitility.core.ConditionTimeoutException;
  * when its event was published more than once for a reason the outbox counts: a failed attempt (the row's
  * {@code attempts}) or a lease recovery.
  *
+ * @param tag what the scenario's customers (and any poison it injected) are tagged with
  * @param unknownPlaced of the orders whose outcome the client never learnt, how many exist
  * @param ordersTwice orders created a second time for one client request (one customer tag, one key)
  * @param explainable publications beyond the first the outbox accounts for (failed attempts, lease recoveries)
@@ -34,6 +35,7 @@ import org.awaitility.core.ConditionTimeoutException;
  */
 record FaultAccounting(
         String scenario,
+        String tag,
         long accepted,
         long refused,
         long unknown,
@@ -130,6 +132,7 @@ record FaultAccounting(
             long recoveries = Math.round(leaseRecoveries.getAsDouble());
             return new FaultAccounting(
                     scenario,
+                    load.tag(),
                     load.count(OrderLoad.Outcome.ACCEPTED),
                     load.count(OrderLoad.Outcome.REFUSED),
                     load.count(OrderLoad.Outcome.UNKNOWN),

@@ -27,6 +27,8 @@ final class LibertyServer implements AutoCloseable {
     private final Path wlp;
     private final Path directory;
     private final int httpPort;
+    /** Environment of the server's process itself (not server.env): what must be set before its JVM loads. */
+    private final Map<String, String> processEnvironment = new LinkedHashMap<>();
 
     private LibertyServer(String name, Path wlp, int httpPort) {
         this.name = name;
@@ -74,6 +76,26 @@ final class LibertyServer implements AutoCloseable {
                 (key, value) -> text.append(key).append('=').append(value).append('\n'));
         Files.writeString(server.directory.resolve("server.env"), text.toString());
         return server;
+    }
+
+    /** Starts the server's process with these variables too (LD_PRELOAD and its kind, which server.env cannot set). */
+    LibertyServer launchedWith(Map<String, String> environment) {
+        processEnvironment.putAll(environment);
+        return this;
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    /** Whether the server's process runs (it may have been killed). */
+    boolean isRunning() {
+        try {
+            return Files.exists(pidFile())
+                    && ProcessHandle.of(pid()).map(ProcessHandle::isAlive).orElse(false);
+        } catch (IOException | NumberFormatException e) {
+            return false;
+        }
     }
 
     URI uri() {
@@ -171,10 +193,14 @@ final class LibertyServer implements AutoCloseable {
 
     private void run(String action) {
         try {
-            Process process = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
+            ProcessBuilder builder = new ProcessBuilder(
+                            wlp.resolve("bin/server").toString(), action, name)
                     .redirectErrorStream(true)
-                    .redirectOutput(directory.resolve(action + ".out").toFile())
-                    .start();
+                    .redirectOutput(directory.resolve(action + ".out").toFile());
+            if (action.equals("start")) {
+                builder.environment().putAll(processEnvironment);
+            }
+            Process process = builder.start();
             int timeout = action.equals("stop") ? 60 : 180;
             if (!process.waitFor(timeout, TimeUnit.SECONDS)) {
                 process.destroyForcibly();

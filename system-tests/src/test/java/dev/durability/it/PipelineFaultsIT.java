@@ -1,13 +1,20 @@
 package dev.durability.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The fault suite: orders placed with idempotency keys through the demo API (order → outbox → broker →
@@ -16,18 +23,79 @@ import org.junit.jupiter.api.Test;
  * every duplicate delivery explained, every poison message recorded once. The load lasts
  * {@code FAULT_LOAD_SECONDS} (12 in the build; system-tests/fault-suite runs it longer and writes
  * docs/reliability.md).
+ *
+ * <p>Scenarios with two servers share one second server, started once for the class and again after the kill
+ * scenario killed it. It reaches RabbitMQ and PostgreSQL through relays that can cut the network, and its JVM
+ * reads its wall clock through libfaketime (Debian package {@code faketime}) from a file the clock scenario
+ * rewrites; the offset is zero otherwise.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PipelineFaultsIT {
     private static final Duration LOAD =
             Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "12")));
     private static final int CLIENTS = 4;
     /** Long enough for the main server to recover a killed server's claims (its lease) and redeliveries. */
     private static final Duration PATIENCE = Duration.ofSeconds(180);
+    /** Longer than a confirm (10 s) and a client's request (10 s) wait: both give up while the path is cut. */
+    private static final Duration CUT = Duration.ofSeconds(15);
+    /** The second server's clock, stepped back and forward by this much under load. */
+    private static final Duration SKEW = Duration.ofMinutes(10);
+
+    private static final String SECOND = "it-fault";
+    private static final Path LIBFAKETIME =
+            Path.of(Coordinates.env("LIBFAKETIME", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
+
+    private TcpProxy toBroker;
+    private TcpProxy toDatabase;
+    private LibertyServer second;
+    private Path clockOffset;
 
     @FunctionalInterface
     interface Fault {
         /** @param tag the scenario's tag, which its customers (and any poison it injects) carry */
         void strike(String tag) throws Exception;
+    }
+
+    @BeforeAll
+    void secondServerBehindRelaysWithAClockOfItsOwn() throws IOException {
+        assertThat(LIBFAKETIME)
+                .as("libfaketime (Debian package faketime, see the README's prerequisites) sets the second server's"
+                        + " clock")
+                .exists();
+        toBroker = new TcpProxy(Coordinates.brokerHost(), Coordinates.brokerPort());
+        toDatabase = new TcpProxy(Coordinates.dbHost(), Coordinates.dbPort());
+        second = LibertyServer.copyOfMain(
+                "durability-fault",
+                9194,
+                Map.of(
+                        "DURABILITY_INSTANCE_NAME",
+                        SECOND,
+                        "DURABILITY_BROKER_HOST",
+                        "127.0.0.1",
+                        "DURABILITY_BROKER_PORT",
+                        Integer.toString(toBroker.port()),
+                        "DB_HOST",
+                        "127.0.0.1",
+                        "DB_PORT",
+                        Integer.toString(toDatabase.port())));
+        clockOffset = second.directory().resolve("clock-offset");
+        setSecondServerClock(Duration.ZERO);
+        second.launchedWith(Map.of(
+                "LD_PRELOAD", LIBFAKETIME.toString(),
+                "FAKETIME_TIMESTAMP_FILE", clockOffset.toString(),
+                // Read again every second, so a step takes effect under load; the monotonic clock (timeouts,
+                // sleeps) stays the machine's, as an NTP step leaves it.
+                "FAKETIME_CACHE_DURATION", "1",
+                "FAKETIME_DONT_FAKE_MONOTONIC", "1",
+                "FAKETIME_FORCE_MONOTONIC_FIX", "0"));
+    }
+
+    @AfterAll
+    void stopSecondServer() throws IOException {
+        try (TcpProxy broker = toBroker;
+                TcpProxy database = toDatabase) {
+            second.close();
+        }
     }
 
     @Test
@@ -52,17 +120,75 @@ class PipelineFaultsIT {
 
     @Test
     void aServerKilledMidDrainMidConsumeAndMidRequestWhileASecondRuns() throws Exception {
-        try (LibertyServer second =
-                LibertyServer.copyOfMain("durability-fault", 9194, Map.of("DURABILITY_INSTANCE_NAME", "it-fault"))) {
-            second.start();
-            second.awaitApplicationStarted();
-            FaultAccounting accounting = run(
-                    "server killed (kill -9), second server running",
-                    List.of(second.uri(), Coordinates.mainServer()),
-                    0,
-                    tag -> second.kill());
-            assertHoldsTheContract(accounting);
-        }
+        FaultAccounting accounting =
+                run("server killed (kill -9), second server running", bothServers(), 0, tag -> second.kill());
+        assertHoldsTheContract(accounting);
+        // Not only the scenario's own events: every row the killed server held (shipment.created too) is
+        // recovered by the survivor once its lease ends.
+        OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+        await("every row the killed server had claimed published by the survivor")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() ->
+                        outbox.count("published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?", SECOND) == 0);
+    }
+
+    @Test
+    void theNetworkToTheBrokerCutAndRestoredUnderOneOfTwoServers() throws Exception {
+        FaultAccounting accounting = run(
+                "network to RabbitMQ cut for " + CUT.toSeconds() + " s (one of two servers)",
+                bothServers(),
+                0,
+                tag -> cut(toBroker));
+        assertHoldsTheContract(accounting);
+    }
+
+    @Test
+    void theNetworkToTheDatabaseCutAndRestoredUnderOneOfTwoServers() throws Exception {
+        FaultAccounting accounting = run(
+                "network to PostgreSQL cut for " + CUT.toSeconds() + " s (one of two servers)",
+                bothServers(),
+                0,
+                tag -> cut(toDatabase));
+        assertHoldsTheContract(accounting);
+    }
+
+    /**
+     * One server's clock steps 10 minutes back under load, then forward again. Claims, leases, backoff and the
+     * outbox's timestamps are the database's time, so the step changes nothing: no claim is taken for expired,
+     * nothing waits for a time that is 10 minutes away.
+     */
+    @Test
+    void oneServersClockSteppedBackAndForwardUnderLoad() throws Exception {
+        List<URI> servers = bothServers();
+        double recoveriesBefore = leaseRecoveries();
+        FaultAccounting accounting = run(
+                "one server's clock stepped " + SKEW.toMinutes() + " min back, then forward (one of two servers)",
+                servers,
+                0,
+                tag -> {
+                    setSecondServerClock(SKEW.negated());
+                    try {
+                        Thread.sleep(LOAD.toMillis() / 3);
+                    } finally {
+                        setSecondServerClock(Duration.ZERO);
+                    }
+                });
+        assertHoldsTheContract(accounting);
+        assertThat(leaseRecoveries() - recoveriesBefore)
+                .as("claims taken for expired: a lease must be measured on the database's clock")
+                .isZero();
+        OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+        String stagedWhileSkewed = "event_type = 'order.placed'"
+                + " AND CAST(envelope ->> 'occurred_at' AS timestamptz) < created_at - interval '9 minutes'"
+                + " AND aggregate_id IN (SELECT id FROM " + Coordinates.mainSchema()
+                + ".demo_orders WHERE customer LIKE ? || '-%')";
+        assertThat(outbox.count(stagedWhileSkewed, accounting.tag()))
+                .as("events the skewed server staged (its clock in occurred_at, the database's in created_at)")
+                .isPositive();
+        assertThat(outbox.count(stagedWhileSkewed + " AND claimed_by = ?", accounting.tag(), SECOND))
+                .as("of those, published by the skewed server itself: its drain went on across both steps")
+                .isPositive();
     }
 
     @Test
@@ -82,6 +208,30 @@ class PipelineFaultsIT {
                     }
                 });
         assertHoldsTheContract(accounting);
+    }
+
+    /** The second server, started (again) when it is not running, and the main one, in that order. */
+    private List<URI> bothServers() {
+        if (!second.isRunning()) {
+            second.start();
+        }
+        second.awaitApplicationStarted();
+        return List.of(second.uri(), Coordinates.mainServer());
+    }
+
+    /** Cuts the path for {@link #CUT} under the load, and restores it whatever happens. */
+    private static void cut(TcpProxy path) throws InterruptedException {
+        path.partition();
+        try {
+            Thread.sleep(CUT.toMillis());
+        } finally {
+            path.heal();
+        }
+    }
+
+    /** libfaketime's offset format: seconds with a sign and an "s". */
+    private void setSecondServerClock(Duration offset) throws IOException {
+        Files.writeString(clockOffset, (offset.isNegative() ? "" : "+") + offset.toSeconds() + "s\n");
     }
 
     private static FaultAccounting run(String scenario, List<URI> servers, long poison, Fault fault) throws Exception {

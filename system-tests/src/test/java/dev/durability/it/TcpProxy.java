@@ -11,20 +11,30 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP relay between a server under test and RabbitMQ that can stop forwarding towards the broker
- * after a given number of bytes, in the middle of a publish, as a broker that stopped reading would:
- * what it already got is confirmed, the rest never arrives, so a publisher blocks writing or waits for
- * confirms that never come. Used to hold a drain between its claim and its stamp.
+ * A TCP relay between a server under test and a service it talks to (RabbitMQ, PostgreSQL) that breaks the
+ * path in the two ways a network does:
+ *
+ * <ul>
+ *   <li>{@link #freezeAfterForwarding}: stops forwarding towards the service after a given number of bytes,
+ *       in the middle of a publish, as a broker that stopped reading would: what it already got is confirmed,
+ *       the rest never arrives, so a publisher blocks writing or waits for confirms that never come;
+ *   <li>{@link #partition}: nothing passes either way and new connections get no answer, as when a switch or a
+ *       firewall drops every packet; no side is told. {@link #heal} lets what was held back through (TCP
+ *       retransmits it once the path is back), {@link #resumeWithNewConnections} drops every connection
+ *       instead (a NAT or firewall that lost its state): either way whoever gave up in between reconnects.
+ * </ul>
  */
 final class TcpProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final String targetHost;
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    /** Set once the byte budget towards the broker is spent; replies from the broker still pass. */
+    /** Set once the byte budget towards the service is spent; replies from the service still pass. */
     private volatile boolean frozen;
-    /** Bytes still to forward towards the broker before the relay freezes by itself. */
+    /** Bytes still to forward towards the service before the relay freezes by itself. */
     private final AtomicLong freezeAfter = new AtomicLong(Long.MAX_VALUE);
+    /** Nothing passes either way, and connections made meanwhile reach the service only once healed. */
+    private volatile boolean partitioned;
 
     private volatile boolean closed;
 
@@ -41,7 +51,7 @@ final class TcpProxy implements AutoCloseable {
         return listener.getLocalPort();
     }
 
-    /** Freezes once this many more bytes went towards the broker: a freeze in the middle of a publish. */
+    /** Freezes once this many more bytes went towards the service: a freeze in the middle of a publish. */
     void freezeAfterForwarding(long bytes) {
         freezeAfter.set(bytes);
     }
@@ -52,27 +62,55 @@ final class TcpProxy implements AutoCloseable {
         sockets.clear();
         freezeAfter.set(Long.MAX_VALUE);
         frozen = false;
+        partitioned = false;
+    }
+
+    /** Cuts the path both ways without telling either side: bytes and new connections are held back. */
+    void partition() {
+        partitioned = true;
+    }
+
+    /** Restores the path: what was held back passes on, in order, on the connections still open. */
+    void heal() {
+        partitioned = false;
     }
 
     private void accept() {
         while (!closed) {
             try {
                 Socket client = listener.accept();
-                Socket upstream = new Socket(targetHost, targetPort);
                 sockets.add(client);
-                sockets.add(upstream);
-                relay(client, upstream, true);
-                relay(upstream, client, false);
+                Thread connector = new Thread(() -> connect(client), "tcp-proxy-connect");
+                connector.setDaemon(true);
+                connector.start();
             } catch (IOException e) {
-                if (!closed) {
-                    continue;
+                if (closed) {
+                    return;
                 }
-                return;
             }
         }
     }
 
-    private void relay(Socket from, Socket to, boolean towardsBroker) {
+    /** Reaches the service for an accepted client, once no partition stands in between. */
+    private void connect(Socket client) {
+        try {
+            holdWhilePartitioned(client);
+            Socket upstream = new Socket(targetHost, targetPort);
+            sockets.add(upstream);
+            relay(client, upstream, true);
+            relay(upstream, client, false);
+        } catch (IOException | InterruptedException e) {
+            closeQuietly(client);
+        }
+    }
+
+    private void holdWhilePartitioned(Socket from) throws InterruptedException {
+        while (partitioned && !from.isClosed()) {
+            Thread.sleep(20);
+        }
+    }
+
+    private void relay(Socket from, Socket to, boolean towardsService) {
         Thread thread = new Thread(
                 () -> {
                     byte[] buffer = new byte[16384];
@@ -80,12 +118,13 @@ final class TcpProxy implements AutoCloseable {
                             OutputStream out = to.getOutputStream()) {
                         int n;
                         while ((n = in.read(buffer)) >= 0) {
-                            if (towardsBroker && freezeAfter.addAndGet(-n) < 0) {
+                            if (towardsService && freezeAfter.addAndGet(-n) < 0) {
                                 frozen = true;
                             }
-                            while (towardsBroker && frozen && !from.isClosed()) {
+                            while (towardsService && frozen && !from.isClosed()) {
                                 Thread.sleep(20);
                             }
+                            holdWhilePartitioned(from);
                             if (from.isClosed()) {
                                 return;
                             }

@@ -1,0 +1,54 @@
+package dev.durability.config.control;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ServiceConfigTest {
+
+    private static ServiceConfig config(String serviceName, String instanceName, String schema) {
+        ServiceConfig config = new ServiceConfig();
+        config.serviceName = Optional.ofNullable(serviceName);
+        config.instanceName = Optional.ofNullable(instanceName);
+        config.schema = schema;
+        return config;
+    }
+
+    @Test
+    void aNamedServiceOnALowerCaseSchemaIsValid() {
+        assertThatCode(() -> config("orders", "orders-1", "durability").validate())
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void aServiceNameThatCannotBeASourceServiceIsRefusedNamingTheKey() {
+        assertThatThrownBy(() -> config("orders service!", null, "durability").validate())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.service-name")
+                .hasMessageContaining("orders service!");
+    }
+
+    @Test
+    void aMissingServiceNameIsRefusedNamingTheKey() {
+        assertThatThrownBy(() -> config(null, null, "durability").validate())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.service-name")
+                .hasMessageContaining("is required");
+    }
+
+    @Test
+    void anInstanceNameWithSpacesIsRefusedNamingTheKey() {
+        assertThatThrownBy(() -> config("orders", "orders 1", "durability").validate())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.instance-name");
+    }
+
+    @Test
+    void aSchemaThatIsNoLowerCaseIdentifierIsRefusedNamingTheKey() {
+        assertThatThrownBy(() -> config("orders", null, "Durability; DROP").validate())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.database.schema");
+    }
+}

@@ -1,0 +1,50 @@
+package dev.durability.inbox.control;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.durability.config.control.InvalidConfigurationException;
+import org.junit.jupiter.api.Test;
+
+class InboxConfigTest {
+
+    /** The shipped defaults (META-INF/microprofile-config.properties). */
+    private static InboxConfig defaults() {
+        InboxConfig config = new InboxConfig();
+        config.enabled = true;
+        config.prefetch = 10;
+        config.concurrency = 1;
+        config.maxAttempts = 5;
+        config.backoffInitialMillis = 1_000;
+        config.backoffMaxMillis = 60_000;
+        config.superviseIntervalMillis = 5_000;
+        config.sendTimeoutMillis = 5_000;
+        config.pauseMillis = 5_000;
+        config.quorumDeliveryLimit = 20;
+        return config;
+    }
+
+    @Test
+    void theShippedDefaultsAreValid() {
+        assertThatCode(() -> defaults().validate()).doesNotThrowAnyException();
+    }
+
+    @Test
+    void moreAttemptsThanTheRetryQueuesCanHoldAreRefusedNamingTheKey() {
+        InboxConfig config = defaults();
+        config.maxAttempts = 11;
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.inbox.max-attempts")
+                .hasMessageContaining("'11'");
+    }
+
+    @Test
+    void aBackoffCapBelowItsStartIsRefused() {
+        InboxConfig config = defaults();
+        config.backoffMaxMillis = 500;
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.inbox.backoff-max-ms");
+    }
+}
