@@ -8,6 +8,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,9 @@ class PipelineFaultsIT {
     private static final Duration SKEW = Duration.ofMinutes(10);
 
     private static final String SECOND = "it-fault";
+    /** The second server's connection pool: small enough for the pool scenario's clients to exhaust it. */
+    private static final int SECOND_POOL = 4;
+
     private static final Path LIBFAKETIME =
             Path.of(Coordinates.env("LIBFAKETIME", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
 
@@ -77,7 +82,9 @@ class PipelineFaultsIT {
                         "DB_HOST",
                         "127.0.0.1",
                         "DB_PORT",
-                        Integer.toString(toDatabase.port())));
+                        Integer.toString(toDatabase.port()),
+                        "DB_POOL_MAX",
+                        Integer.toString(SECOND_POOL)));
         clockOffset = second.directory().resolve("clock-offset");
         setSecondServerClock(Duration.ZERO);
         second.launchedWith(Map.of(
@@ -118,11 +125,29 @@ class PipelineFaultsIT {
         assertHoldsTheContract(accounting);
     }
 
+    /**
+     * For its last 3 s the server's acks (and publishes) never reach the broker, so it dies with deliveries whose
+     * effects it committed and never acked, besides claims it holds and requests it runs.
+     */
     @Test
     void aServerKilledMidDrainMidConsumeAndMidRequestWhileASecondRuns() throws Exception {
+        List<URI> servers = bothServers();
+        double dedupHitsBefore = dedupHits();
         FaultAccounting accounting =
-                run("server killed (kill -9), second server running", bothServers(), 0, tag -> second.kill());
+                run("server killed (kill -9) after 3 s of acks held back, second server running", servers, 0, tag -> {
+                    toBroker.freezeAfterForwarding(0);
+                    try {
+                        Thread.sleep(3_000);
+                        second.kill();
+                    } finally {
+                        toBroker.resumeWithNewConnections();
+                    }
+                });
         assertHoldsTheContract(accounting);
+        assertThat(dedupHits() - dedupHitsBefore)
+                .as("deliveries the killed server had committed but not acked, redelivered to the survivor and"
+                        + " recognised there (the effects are counted once above)")
+                .isPositive();
         // Not only the scenario's own events: every row the killed server held (shipment.created too) is
         // recovered by the survivor once its lease ends.
         OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
@@ -191,6 +216,36 @@ class PipelineFaultsIT {
                 .isPositive();
     }
 
+    /**
+     * Six clients per connection of the second server's pool place orders while the orders table is locked for
+     * 12 s: handlers hang on the lock holding their connections, the next ones wait for the pool in vain and
+     * fail, the drain and the consumers wait for connections too. Once the lock goes, everything flows again.
+     */
+    @Test
+    void theConnectionPoolExhaustedBySlowHandlers() throws Exception {
+        List<URI> servers = bothServers();
+        FaultAccounting accounting = run(
+                "connection pool exhausted: orders table locked for 12 s under " + 6 * SECOND_POOL + " clients",
+                servers,
+                6 * SECOND_POOL,
+                0,
+                tag -> {
+                    try (Connection c = OutboxTable.connect()) {
+                        c.setAutoCommit(false);
+                        try (Statement s = c.createStatement()) {
+                            s.execute("LOCK TABLE " + Coordinates.mainSchema() + ".demo_orders IN EXCLUSIVE MODE");
+                            Thread.sleep(12_000);
+                        } finally {
+                            c.rollback();
+                        }
+                    }
+                });
+        assertHoldsTheContract(accounting);
+        assertThat(second.messagesLog())
+                .as("requests that waited for a connection in vain (Liberty's J2CA0045E)")
+                .contains("J2CA0045E");
+    }
+
     @Test
     void aThousandMalformedMessagesAmongGoodOnesAreEachDeadLetteredOnce() throws Exception {
         int poison = 1_000;
@@ -235,11 +290,16 @@ class PipelineFaultsIT {
     }
 
     private static FaultAccounting run(String scenario, List<URI> servers, long poison, Fault fault) throws Exception {
+        return run(scenario, servers, CLIENTS, poison, fault);
+    }
+
+    private static FaultAccounting run(String scenario, List<URI> servers, int clients, long poison, Fault fault)
+            throws Exception {
         Pipeline.awaitQuiet();
         String tag = "fault-" + Long.toHexString(System.nanoTime());
         double recoveriesBefore = leaseRecoveries();
         try (EventQueue placed = new EventQueue("order.placed");
-                OrderLoad load = new OrderLoad(tag, servers, CLIENTS)) {
+                OrderLoad load = new OrderLoad(tag, servers, clients)) {
             Thread.sleep(LOAD.toMillis() / 3);
             fault.strike(tag);
             Thread.sleep(LOAD.toMillis() * 2 / 3);
@@ -260,6 +320,10 @@ class PipelineFaultsIT {
         } finally {
             start.run();
         }
+    }
+
+    private static double dedupHits() {
+        return Http.metric(Coordinates.mainServer(), "durability_inbox_dedup_hits_total", "queue=\"orders.shipments\"");
     }
 
     private static double leaseRecoveries() {
