@@ -49,11 +49,18 @@ final class OrderLoad implements AutoCloseable {
     private final List<Thread> clients = new ArrayList<>();
     private volatile boolean placing = true;
     private volatile long retryUntil = Long.MAX_VALUE;
+    private final Duration between;
 
     /** Starts {@code clients} clients placing orders one after another, each tagged {@code tag-<n>}. */
     OrderLoad(String tag, List<URI> servers, int clients) {
+        this(tag, servers, clients, Duration.ZERO);
+    }
+
+    /** As above, each client waiting {@code between} after each order: a steady, moderate load. */
+    OrderLoad(String tag, List<URI> servers, int clients, Duration between) {
         this.tag = tag;
         this.servers = servers;
+        this.between = between;
         for (int c = 0; c < clients; c++) {
             Thread client = new Thread(this::placeOrders, "order-load-" + c);
             client.setDaemon(true);
@@ -72,6 +79,14 @@ final class OrderLoad implements AutoCloseable {
             String customer = tag + "-" + n;
             outcomes.put(customer, Outcome.UNKNOWN);
             outcomes.put(customer, place(customer, n));
+            if (!between.isZero()) {
+                try {
+                    Thread.sleep(between.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
