@@ -11,11 +11,9 @@ import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.net.CookieManager;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -26,8 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -252,12 +248,7 @@ class AdminPagesIT {
                         HttpResponse.BodyHandlers.ofString())
                 .body();
         // The form as the browser would send it: its hidden fields (the view state among them), then the inputs.
-        Map<String, String> fields = new LinkedHashMap<>();
-        Matcher hidden = Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\"[^>]*value=\"([^\"]*)\"")
-                .matcher(page);
-        while (hidden.find()) {
-            fields.put(hidden.group(1), hidden.group(2));
-        }
+        Map<String, String> fields = AdminForms.hiddenFields(page, "replay");
         String viewState = fields.remove("jakarta.faces.ViewState");
         assertThat(viewState).as(page).isNotBlank();
 
@@ -293,15 +284,7 @@ class AdminPagesIT {
     }
 
     private HttpRequest form(String path, Map<String, String> fields) {
-        String body = fields.entrySet().stream()
-                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
-                        + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
-                .collect(Collectors.joining("&"));
-        return HttpRequest.newBuilder(server.resolve(path))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
+        return AdminForms.post(server, path, fields);
     }
 
     /** The table row of one dead letter, or null while the page does not show it. */

@@ -7,9 +7,15 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +24,30 @@ import org.junit.jupiter.api.Test;
  */
 class HealthIT {
     private final URI server = Coordinates.mainServer();
+
+    /** A database that will not vacuum the outbox is told at start, and only then. */
+    @Test
+    void aDatabaseWithAutovacuumOffIsWarnedAboutAtStart() throws Exception {
+        String autovacuum;
+        try (Connection c = OutboxTable.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW autovacuum")) {
+            rs.next();
+            autovacuum = rs.getString(1);
+        }
+        StringBuilder log = new StringBuilder();
+        try (Stream<Path> logs = Files.list(Path.of(Coordinates.mainServerDir(), "logs"))) {
+            for (Path file : logs.filter(f -> f.getFileName().toString().startsWith("messages"))
+                    .toList()) {
+                log.append(Files.readString(file));
+            }
+        }
+        if (autovacuum.equals("off")) {
+            assertThat(log).contains("PostgreSQL runs with autovacuum off");
+        } else {
+            assertThat(log).doesNotContain("PostgreSQL runs with autovacuum off");
+        }
+    }
 
     @Test
     void aServerWithEverythingReachableIsReadyAndLive() {

@@ -43,6 +43,7 @@ public class SchemaMigration {
         try (Connection connection = dataSource.getConnection()) {
             requireUntypedStrings(connection);
             requireSchemaOfTheDataSource(connection);
+            warnWithoutAutovacuum(connection);
         } catch (SQLException e) {
             throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
         }
@@ -73,6 +74,24 @@ public class SchemaMigration {
                             + "schema of data source jdbc/durability (its currentSchema; search_path '" + searchPath
                             + "'): "
                             + "set both to the same schema, e.g. with the server variable db.schema (DB_SCHEMA)");
+        }
+    }
+
+    /**
+     * Every published outbox row leaves a dead tuple behind, in the table and in the claim indexes the drain walks;
+     * without vacuum they pile up and claims slow down, hour after hour. Not a reason to refuse to start (a
+     * database may be vacuumed on a schedule instead), but one for a warning an operator sees at every start.
+     */
+    private static void warnWithoutAutovacuum(Connection connection) throws SQLException {
+        try (PreparedStatement show = connection.prepareStatement("SELECT current_setting('autovacuum')");
+                ResultSet rs = show.executeQuery()) {
+            rs.next();
+            if ("off".equals(rs.getString(1))) {
+                LOG.warning("PostgreSQL runs with autovacuum off: every published outbox row leaves a dead tuple in"
+                        + " event_outbox and in the indexes the drain's claims walk, and claims slow down as they pile"
+                        + " up. Turn autovacuum on, or VACUUM event_outbox, event_inbox and idempotency_responses on a"
+                        + " schedule (docs/operations.md, Vacuum).");
+            }
         }
     }
 
