@@ -39,7 +39,6 @@ class HostileHeadersIT {
 
     @Test
     void hostileValuesInTheOrdersApisHeadersPlaceNothingAndNeverFailTheServer() throws Exception {
-        List<String> answers = new ArrayList<>();
         for (String header : List.of("Authorization", "Content-Type", "Idempotency-Key", "Accept")) {
             for (String value : HOSTILE) {
                 for (String hostile : header.equals("Authorization")
@@ -56,7 +55,6 @@ class HostileHeadersIT {
                             "{\"customer\":\"" + customer + "\",\"sku\":\"book-1\",\"quantity\":1}");
                     int status = RawHttp.status(answer);
                     String what = header + ": " + abbreviated(hostile) + " -> " + abbreviated(answer);
-                    answers.add(what);
                     assertThat(status).as(what).isLessThan(500);
                     assertThat(answer).as(what).doesNotContain(SCRIPT).doesNotContain("Set-Cookie: x=y");
                     long placed = orders(customer);
@@ -71,7 +69,6 @@ class HostileHeadersIT {
                 }
             }
         }
-        assertThat(answers).hasSize(4 * HOSTILE.size() + 2 * HOSTILE.size());
     }
 
     @Test

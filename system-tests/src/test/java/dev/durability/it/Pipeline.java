@@ -36,7 +36,8 @@ final class Pipeline {
                 });
     }
 
-    private static long shipmentsWaiting() throws Exception {
+    /** Messages ready in the demo consumer's queue. */
+    static long shipmentsWaiting() throws Exception {
         try (Amqp amqp = new Amqp()) {
             return amqp.channel().queueDeclarePassive("orders.shipments").getMessageCount();
         }

@@ -67,6 +67,10 @@ class SoakIT {
 
     @Test
     void aSteadyLoadForHalfAnHourLeavesHeapBacklogAndClaimIndexesFlat() throws Exception {
+        // The comparison below needs samples after the warm-up fifth in both its first and its last third.
+        assertThat(LENGTH)
+                .as("SOAK_MINUTES: at least 5, so the comparison has early and late samples")
+                .isGreaterThanOrEqualTo(Duration.ofMinutes(5));
         String tag = "soak-" + Long.toHexString(System.nanoTime());
         List<Sample> samples = new ArrayList<>();
         Pipeline.awaitQuiet();
@@ -80,7 +84,8 @@ class SoakIT {
             }
             load.stop(Duration.ofSeconds(60));
             accounting = FaultAccounting.settle(
-                    "soak, " + LENGTH.toMinutes() + " min at about 15 orders/s",
+                    "soak, " + LENGTH.toMinutes() + " min, " + CLIENTS + " clients " + BETWEEN_ORDERS.toMillis()
+                            + " ms apart",
                     load,
                     placed,
                     0,
@@ -146,7 +151,7 @@ class SoakIT {
                             c,
                             "SELECT n_dead_tup FROM pg_stat_user_tables WHERE schemaname = ? AND relname = 'event_outbox'",
                             schema),
-                    shipmentsWaiting(),
+                    Pipeline.shipmentsWaiting(),
                     number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".event_outbox"),
                     number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".event_inbox"),
                     number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".idempotency_responses"));
@@ -165,12 +170,6 @@ class SoakIT {
         gc.getInputStream().readAllBytes();
         assertThat(gc.waitFor(60, TimeUnit.SECONDS)).as("jcmd GC.run finished").isTrue();
         return Math.round(Http.metric(Coordinates.mainServer(), "memory_usedHeap_bytes"));
-    }
-
-    private static long shipmentsWaiting() throws Exception {
-        try (Amqp amqp = new Amqp()) {
-            return amqp.channel().queueDeclarePassive("orders.shipments").getMessageCount();
-        }
     }
 
     private static long number(Connection c, String sql, String... parameters) throws SQLException {
