@@ -17,11 +17,14 @@ import java.util.concurrent.TimeUnit;
  * The benchmark's broker side (the broker's publish ceiling is RabbitMQ PerfTest's, bench/run).
  * {@code bind}/{@code delete}: a durable queue on
  * the events exchange for the drained event type, so every drained message is routed and persisted.
- * {@code fill}: {@code order.placed} envelopes straight into a queue, confirmed. {@code bare-consume}: the
+ * {@code fill}: {@code order.placed} envelopes straight into a queue, confirmed. {@code sink}: consumes a queue
+ * (automatic acks) until killed, as PerfTest's own consumer does for its queue, so the drain's messages meet the
+ * broker under the same conditions as PerfTest's. {@code bare-consume}: the
  * machine's ceiling for what an inbox consumer does, a plain consumer (one channel, prefetch 10, as the
  * inbox's defaults) that inserts one row and commits per message, then acks; prints messages/s.
  * Usage: java -cp amqp-client.jar:slf4j-api.jar BenchBroker.java HOST PORT bind|delete QUEUE [ROUTING_KEY]
  *        java -cp ... BenchBroker.java HOST PORT fill QUEUE MESSAGES
+ *        java -cp ... BenchBroker.java HOST PORT sink QUEUE
  *        java -cp ...:postgresql.jar BenchBroker.java HOST PORT bare-consume QUEUE MESSAGES JDBC_URL USER PASSWORD
  */
 public class BenchBroker {
@@ -43,6 +46,7 @@ public class BenchBroker {
                 }
             }
             case "fill" -> fill(factory, args[3], Integer.parseInt(args[4]));
+            case "sink" -> sink(factory, args[3]);
             case "bare-consume" -> bareConsume(factory, args[3], Integer.parseInt(args[4]), args[5], args[6],
                     args.length > 7 ? args[7] : "");
             default -> throw new IllegalArgumentException("unknown command " + args[2]);
@@ -68,6 +72,12 @@ public class BenchBroker {
             }
             channel.waitForConfirmsOrDie(60_000);
         }
+    }
+
+    private static void sink(ConnectionFactory factory, String queue) throws Exception {
+        Connection connection = factory.newConnection("bench sink");
+        connection.createChannel().basicConsume(queue, true, (tag, delivery) -> {}, tag -> {});
+        new CountDownLatch(1).await();
     }
 
     private static void bareConsume(ConnectionFactory factory, String queue, int messages, String url, String user,
