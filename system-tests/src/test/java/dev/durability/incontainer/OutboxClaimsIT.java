@@ -186,7 +186,8 @@ class OutboxClaimsIT {
 
     @Test
     void aConcurrentClaimSkipsRowsAnotherWorkerHasLockedInsteadOfWaiting() throws Exception {
-        stage(150);
+        int batch = config.batchSize();
+        stage(batch + 50);
         transaction.begin();
         try {
             Claim held = claims.claim(); // locked until this transaction ends
@@ -194,7 +195,7 @@ class OutboxClaimsIT {
                     InitialContext.<UserTransaction>doLookup("java:comp/UserTransaction"), claims::claim));
             // Without SKIP LOCKED the second claim would block on the held rows until this transaction ends.
             Claim other = concurrent.get(20, TimeUnit.SECONDS);
-            assertThat(held.size()).isEqualTo(100);
+            assertThat(held.size()).isEqualTo(batch);
             assertThat(other.size()).isEqualTo(50);
             assertThat(ids(other)).doesNotContainAnyElementsOf(ids(held));
         } finally {
@@ -204,22 +205,23 @@ class OutboxClaimsIT {
 
     @Test
     void claimsTakeDueRowsOldestFirstUpToTheBatchAndNeverTheSameRowTwice() throws Exception {
-        List<UUID> staged = stage(150);
+        int batch = config.batchSize();
+        List<UUID> staged = stage(batch + 50);
         Claim first = inTransaction(claims::claim);
         Claim second = inTransaction(claims::claim);
         Claim third = inTransaction(claims::claim);
 
-        assertThat(ids(first)).as("the default batch size, oldest first").isEqualTo(staged.subList(0, 100));
-        assertThat(first.moreDue(100)).isTrue();
-        assertThat(ids(second)).isEqualTo(staged.subList(100, 150));
-        assertThat(second.moreDue(100)).isFalse();
+        assertThat(ids(first)).as("the default batch size, oldest first").isEqualTo(staged.subList(0, batch));
+        assertThat(first.moreDue(batch)).isTrue();
+        assertThat(ids(second)).isEqualTo(staged.subList(batch, batch + 50));
+        assertThat(second.moreDue(batch)).isFalse();
         assertThat(third.isEmpty())
                 .as("claimed rows are not due again before their lease expires")
                 .isTrue();
         assertThat(first.token()).isNotEqualTo(second.token());
         assertThat(first.recovered()).isZero();
         assertThat(count("claimed_at IS NOT NULL AND claim_token IS NOT NULL AND claimed_by IS NOT NULL"))
-                .isEqualTo(150);
+                .isEqualTo(batch + 50);
     }
 
     @Test
@@ -230,12 +232,12 @@ class OutboxClaimsIT {
         Claim first = inTransaction(claims::claim);
         assertThat(first.size()).as("16 MiB holds 16 envelopes of 1 MB").isEqualTo(16);
         assertThat(ids(first)).isEqualTo(staged.subList(0, 16));
-        assertThat(first.moreDue(100))
+        assertThat(first.moreDue(config.batchSize()))
                 .as("rows were left behind by the byte bound")
                 .isTrue();
         Claim second = inTransaction(claims::claim);
         assertThat(ids(second)).isEqualTo(staged.subList(16, 20));
-        assertThat(second.moreDue(100)).isFalse();
+        assertThat(second.moreDue(config.batchSize())).isFalse();
         assertThat(first.rows().get(0).envelope()).contains("\"filler\"").hasSizeGreaterThan(1_000_000);
     }
 
