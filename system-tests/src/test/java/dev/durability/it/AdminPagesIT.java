@@ -9,9 +9,7 @@ import dev.durability.it.AdminTables.State;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
-import java.net.CookieManager;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -232,21 +230,10 @@ class AdminPagesIT {
      */
     @Test
     void aFormPostedWithoutThePagesViewStateChangesNothing() throws Exception {
-        HttpClient client = HttpClient.newBuilder()
-                .cookieHandler(new CookieManager())
-                .followRedirects(HttpClient.Redirect.NORMAL)
-                .connectTimeout(Duration.ofSeconds(5))
-                .build();
-        client.send(HttpRequest.newBuilder(server.resolve("/admin/")).build(), HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> signedIn = client.send(
-                form("/admin/j_security_check", Map.of("j_username", OPERATOR, "j_password", OPERATOR_PASSWORD)),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(signedIn.body()).contains("signed-in-as");
-        String page = client.send(
-                        HttpRequest.newBuilder(server.resolve("/admin/replay.xhtml"))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
+        AdminHttp client = new AdminHttp(server);
+        HttpResponse<String> signedIn = client.signIn(OPERATOR, OPERATOR_PASSWORD);
+        assertThat(signedIn.body()).contains(AdminHttp.SIGNED_IN);
+        String page = client.get("/admin/replay.xhtml").body();
         // The form as the browser would send it: its hidden fields (the view state among them), then the inputs.
         Map<String, String> fields = AdminForms.hiddenFields(page, "replay");
         String viewState = fields.remove("jakarta.faces.ViewState");
@@ -265,19 +252,16 @@ class AdminPagesIT {
                 List.of(Base64.getEncoder().encodeToString(new byte[24]), "-1234567890123456789:1234567890")) {
             Map<String, String> forged = new LinkedHashMap<>(fields);
             forged.put("jakarta.faces.ViewState", guess);
-            HttpResponse<String> refused =
-                    client.send(form("/admin/replay.xhtml", forged), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> refused = client.send(form("/admin/replay.xhtml", forged));
             assertThat(refused.body()).as(guess).contains("nothing was changed").doesNotContain("Exception");
         }
-        HttpResponse<String> withoutState =
-                client.send(form("/admin/replay.xhtml", fields), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> withoutState = client.send(form("/admin/replay.xhtml", fields));
         assertThat(withoutState.body()).doesNotContain("preview-matched");
         assertThat(tables.auditCount()).isEqualTo(auditBefore);
 
         Map<String, String> genuine = new LinkedHashMap<>(fields);
         genuine.put("jakarta.faces.ViewState", viewState);
-        HttpResponse<String> accepted =
-                client.send(form("/admin/replay.xhtml", genuine), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> accepted = client.send(form("/admin/replay.xhtml", genuine));
         assertThat(accepted.body()).contains("preview-matched");
         assertThat(tables.auditOf(OPERATOR).stream().filter(row -> row.details().contains(type)))
                 .hasSize(1);

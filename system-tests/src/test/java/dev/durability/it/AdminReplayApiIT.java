@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.it.AdminTables.State;
 import jakarta.json.JsonObject;
-import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -331,27 +329,16 @@ class AdminReplayApiIT {
      */
     @Test
     void aSignedInAdminsBrowserSessionIsRefusedByTheApi() throws Exception {
-        HttpClient browser = HttpClient.newBuilder()
-                .cookieHandler(new CookieManager())
-                .followRedirects(HttpClient.Redirect.NORMAL)
-                .build();
-        browser.send(HttpRequest.newBuilder(server.resolve("/admin/")).build(), HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> signedIn = browser.send(
-                HttpRequest.newBuilder(server.resolve("/admin/j_security_check"))
-                        .header("Content-Type", "application/x-www-form-urlencoded")
-                        .POST(HttpRequest.BodyPublishers.ofString("j_username=operator&j_password=operator-demo"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(signedIn.body()).contains("signed-in-as");
+        AdminHttp browser = new AdminHttp(server);
+        HttpResponse<String> signedIn = browser.signIn("operator", "operator-demo");
+        assertThat(signedIn.body()).contains(AdminHttp.SIGNED_IN);
         long auditBefore = tables.auditCount();
         String query = "?from=" + windowStart + "&to=" + windowEnd + "&dry_run=true";
         for (String path :
                 List.of("/admin/events/replay", "/admin/events;jsessionid=x/replay", "/admin/%65vents/replay")) {
-            HttpResponse<String> response = browser.send(
-                    HttpRequest.newBuilder(server.resolve(path + query))
-                            .POST(HttpRequest.BodyPublishers.noBody())
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = browser.send(HttpRequest.newBuilder(server.resolve(path + query))
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build());
             assertThat(response.statusCode()).as(path).isIn(401, 404);
         }
         assertThat(tables.auditCount()).isEqualTo(auditBefore);

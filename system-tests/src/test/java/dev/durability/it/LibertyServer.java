@@ -1,5 +1,6 @@
 package dev.durability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -23,6 +24,9 @@ import java.util.stream.Stream;
  * server to kill, or a server with bad configuration.
  */
 final class LibertyServer implements AutoCloseable {
+    private static final Path LIBFAKETIME =
+            Path.of(Coordinates.env("LIBFAKETIME", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
+
     private final String name;
     private final Path wlp;
     private final Path directory;
@@ -78,6 +82,32 @@ final class LibertyServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Starts the server's JVM with a wall clock the test can step ({@link #stepClock}): read through libfaketime
+     * (Debian package {@code faketime}) from a file in the server's directory, at the machine's time until stepped.
+     */
+    LibertyServer withSteppableClock() throws IOException {
+        stepClock(Duration.ZERO);
+        return launchedWith(Map.of(
+                "LD_PRELOAD", LIBFAKETIME.toString(),
+                "FAKETIME_TIMESTAMP_FILE", clockOffset().toString(),
+                // Read again every second, so a step takes effect on a running server; the monotonic clock
+                // (timeouts, sleeps) stays the machine's, as an NTP step leaves it.
+                "FAKETIME_CACHE_DURATION", "1",
+                "FAKETIME_DONT_FAKE_MONOTONIC", "1",
+                "FAKETIME_FORCE_MONOTONIC_FIX", "0"));
+    }
+
+    /** Sets the wall clock of a server started {@link #withSteppableClock()} this far from the machine's (within a second). */
+    void stepClock(Duration offset) throws IOException {
+        // libfaketime's offset format: seconds with a sign and an "s".
+        Files.writeString(clockOffset(), (offset.isNegative() ? "" : "+") + offset.toSeconds() + "s\n");
+    }
+
+    private Path clockOffset() {
+        return directory.resolve("clock-offset");
+    }
+
     /** Starts the server's process with these variables too (LD_PRELOAD and its kind, which server.env cannot set). */
     LibertyServer launchedWith(Map<String, String> environment) {
         processEnvironment.putAll(environment);
@@ -104,6 +134,12 @@ final class LibertyServer implements AutoCloseable {
 
     /** Starts the server in the background and waits until it is up (its application may still have failed). */
     void start() {
+        if (processEnvironment.containsKey("FAKETIME_TIMESTAMP_FILE")) {
+            assertThat(LIBFAKETIME)
+                    .as(
+                            "libfaketime (Debian package faketime, see the README's prerequisites) steps this server's clock")
+                    .exists();
+        }
         Path log = directory.resolve("logs/messages.log");
         try {
             Files.deleteIfExists(log);

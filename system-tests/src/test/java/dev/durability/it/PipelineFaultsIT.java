@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -50,13 +48,9 @@ class PipelineFaultsIT {
     /** The second server's connection pool: small enough for the pool scenario's clients to exhaust it. */
     private static final int SECOND_POOL = 4;
 
-    private static final Path LIBFAKETIME =
-            Path.of(Coordinates.env("LIBFAKETIME", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
-
     private TcpProxy toBroker;
     private TcpProxy toDatabase;
     private LibertyServer second;
-    private Path clockOffset;
 
     @FunctionalInterface
     interface Fault {
@@ -84,16 +78,7 @@ class PipelineFaultsIT {
                         Integer.toString(toDatabase.port()),
                         "DB_POOL_MAX",
                         Integer.toString(SECOND_POOL)));
-        clockOffset = second.directory().resolve("clock-offset");
-        setSecondServerClock(Duration.ZERO);
-        second.launchedWith(Map.of(
-                "LD_PRELOAD", LIBFAKETIME.toString(),
-                "FAKETIME_TIMESTAMP_FILE", clockOffset.toString(),
-                // Read again every second, so a step takes effect under load; the monotonic clock (timeouts,
-                // sleeps) stays the machine's, as an NTP step leaves it.
-                "FAKETIME_CACHE_DURATION", "1",
-                "FAKETIME_DONT_FAKE_MONOTONIC", "1",
-                "FAKETIME_FORCE_MONOTONIC_FIX", "0"));
+        second.withSteppableClock();
     }
 
     @AfterAll
@@ -195,11 +180,11 @@ class PipelineFaultsIT {
                 servers,
                 0,
                 tag -> {
-                    setSecondServerClock(SKEW.negated());
+                    second.stepClock(SKEW.negated());
                     try {
                         Thread.sleep(LOAD.toMillis() / 3);
                     } finally {
-                        setSecondServerClock(Duration.ZERO);
+                        second.stepClock(Duration.ZERO);
                     }
                 });
         assertHoldsTheContract(accounting);
@@ -272,10 +257,6 @@ class PipelineFaultsIT {
 
     /** The second server, started (again) when it is not running, and the main one, in that order. */
     private List<URI> bothServers() {
-        assertThat(LIBFAKETIME)
-                .as("libfaketime (Debian package faketime, see the README's prerequisites) sets the second server's"
-                        + " clock")
-                .exists();
         if (!second.isRunning()) {
             second.start();
         }
@@ -291,11 +272,6 @@ class PipelineFaultsIT {
         } finally {
             path.heal();
         }
-    }
-
-    /** libfaketime's offset format: seconds with a sign and an "s". */
-    private void setSecondServerClock(Duration offset) throws IOException {
-        Files.writeString(clockOffset, (offset.isNegative() ? "" : "+") + offset.toSeconds() + "s\n");
     }
 
     private static FaultAccounting run(String scenario, List<URI> servers, long poison, Fault fault) throws Exception {

@@ -1,0 +1,80 @@
+package dev.durability.it;
+
+import java.net.CookieManager;
+import java.net.HttpCookie;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A browser on the admin pages over plain HTTP: its own cookie jar, redirects followed, and the form sign-in as
+ * the server's login page posts it. For tests of what a credential opens; {@link AdminBrowser} drives the pages
+ * themselves. HTTP/1.1, as a browser speaks it over plain HTTP: browsers never upgrade to cleartext HTTP/2, and a
+ * cleartext upgrade of a request that signs in with the single sign-on cookie alone hangs on this Liberty (the
+ * 101 arrives, the page never does).
+ */
+final class AdminHttp {
+    /** Every admin page. */
+    static final List<String> PAGES = List.of(
+            "/admin/", "/admin/index.xhtml", "/admin/replay.xhtml", "/admin/dead-letters.xhtml", "/admin/audit.xhtml");
+    /** What a page shows only to a signed-in operator. */
+    static final String SIGNED_IN = "signed-in-as";
+
+    private final URI server;
+    private final CookieManager jar = new CookieManager();
+    private final HttpClient client;
+
+    AdminHttp(URI server) {
+        this.server = server;
+        this.client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .cookieHandler(jar)
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+    }
+
+    /** Opens the admin pages, posts the sign-in form and answers the page the server then sends. */
+    HttpResponse<String> signIn(String user, String password) throws Exception {
+        get("/admin/");
+        return send(
+                AdminForms.post(server, "/admin/j_security_check", Map.of("j_username", user, "j_password", password)));
+    }
+
+    HttpResponse<String> get(String page) throws Exception {
+        return send(HttpRequest.newBuilder(server.resolve(page))
+                .timeout(Duration.ofSeconds(30))
+                .build());
+    }
+
+    HttpResponse<String> send(HttpRequest request) throws Exception {
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The cookies this browser holds, as a {@code Cookie} header would carry them. */
+    String cookies() {
+        return jar.getCookieStore().getCookies().stream()
+                .map(HttpCookie::toString)
+                .collect(Collectors.joining("; "));
+    }
+
+    /** A GET carrying exactly these cookies (redirects too), from a client that keeps none of its own. */
+    static HttpResponse<String> getWithCookies(URI server, String page, String cookies) throws Exception {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build()
+                .send(
+                        HttpRequest.newBuilder(server.resolve(page))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Cookie", cookies)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+    }
+}
