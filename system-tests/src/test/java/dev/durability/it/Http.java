@@ -13,6 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.function.DoubleSupplier;
+import java.util.stream.Collectors;
 
 /**
  * A small HTTP client for the servers under test. Calls of the orders API ({@code /api}) are made as the demo
@@ -76,6 +80,24 @@ final class Http {
                 .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .findFirst()
                 .orElse(0.0);
+    }
+
+    /**
+     * How much the counter {@code name} grew from now on, summed over {@code servers}: for a figure any of them may
+     * count (a lease recovery is counted by whichever server claims the row another held). A server that is down
+     * when asked (a killed one) adds nothing: its counter died with it.
+     */
+    static DoubleSupplier metricSince(List<URI> servers, String name) {
+        Map<URI, Double> before = servers.stream().collect(Collectors.toMap(s -> s, s -> metric(s, name)));
+        return () -> servers.stream()
+                .mapToDouble(s -> {
+                    try {
+                        return metric(s, name) - before.get(s);
+                    } catch (UncheckedIOException down) {
+                        return 0;
+                    }
+                })
+                .sum();
     }
 
     /** The sum of every sample of {@code name} on {@code /metrics}, whatever its labels (0 when there is none). */

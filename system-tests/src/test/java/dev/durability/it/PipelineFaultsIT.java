@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -13,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.DoubleSupplier;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -310,26 +308,9 @@ class PipelineFaultsIT {
         return Http.metric(Coordinates.mainServer(), "durability_inbox_dedup_hits_total", "queue=\"orders.shipments\"");
     }
 
-    /**
-     * The lease recoveries every one of {@code servers} counted from now on: whichever server claims a row another
-     * one held (a stamp the cut database never received, a server killed) counts the recovery. A server that is
-     * down when asked (the killed one) adds nothing: its counter died with it.
-     */
+    /** The lease recoveries any of {@code servers} counts from now on (whichever claims a row another one held). */
     private static DoubleSupplier leaseRecoveriesSince(List<URI> servers) {
-        Map<URI, Double> before = servers.stream().collect(Collectors.toMap(s -> s, PipelineFaultsIT::leaseRecoveries));
-        return () -> servers.stream()
-                .mapToDouble(s -> {
-                    try {
-                        return leaseRecoveries(s) - before.get(s);
-                    } catch (UncheckedIOException down) {
-                        return 0;
-                    }
-                })
-                .sum();
-    }
-
-    private static double leaseRecoveries(URI server) {
-        return Http.metric(server, "durability_outbox_lease_recoveries_total");
+        return Http.metricSince(servers, "durability_outbox_lease_recoveries_total");
     }
 
     private static void assertHoldsTheContract(FaultAccounting a) {
