@@ -3,8 +3,10 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +84,28 @@ class AdminAccessIT {
                     .contains("j_security_check")
                     .doesNotContain(SIGNED_IN);
         }
+    }
+
+    /**
+     * A client that offers to upgrade to cleartext HTTP/2 (Java's HttpClient and {@code curl --http2} do) gets its
+     * page over HTTP/1.1. Liberty's upgrade of a request signed in by the single sign-on cookie alone never
+     * answered and held a server thread (docs/decisions/0048-http-1-1-only.md).
+     */
+    @Test
+    void aClientOfferingCleartextHttp2GetsItsPageOverHttp11() throws Exception {
+        AdminHttp operator = new AdminHttp(server);
+        operator.signIn("operator", "operator-demo");
+        HttpResponse<String> response = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_2)
+                .build()
+                .send(
+                        HttpRequest.newBuilder(server.resolve("/admin/index.xhtml"))
+                                .timeout(Duration.ofSeconds(10))
+                                .header("Cookie", operator.singleSignOnCookie())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+        assertThat(response.body()).contains(SIGNED_IN);
     }
 
     /** What an operator types into the replay form is data: refused with a message, shown as text, never run. */

@@ -14,9 +14,7 @@ import java.util.stream.Collectors;
 /**
  * A browser on the admin pages over plain HTTP: its own cookie jar, redirects followed, and the form sign-in as
  * the server's login page posts it. For tests of what a credential opens; {@link AdminBrowser} drives the pages
- * themselves. HTTP/1.1, as a browser speaks it over plain HTTP: browsers never upgrade to cleartext HTTP/2, and a
- * cleartext upgrade of a request that signs in with the single sign-on cookie alone hangs on this Liberty (the
- * 101 arrives, the page never does).
+ * themselves.
  */
 final class AdminHttp {
     /** Every admin page. */
@@ -32,7 +30,6 @@ final class AdminHttp {
     AdminHttp(URI server) {
         this.server = server;
         this.client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
                 .cookieHandler(jar)
                 .followRedirects(HttpClient.Redirect.NORMAL)
                 .connectTimeout(Duration.ofSeconds(5))
@@ -63,10 +60,17 @@ final class AdminHttp {
                 .collect(Collectors.joining("; "));
     }
 
+    /** The single sign-on cookie alone, as a {@code Cookie} header would carry it. */
+    String singleSignOnCookie() {
+        return jar.getCookieStore().getCookies().stream()
+                .filter(cookie -> cookie.getName().equals("LtpaToken2"))
+                .map(HttpCookie::toString)
+                .collect(Collectors.joining("; "));
+    }
+
     /** A GET carrying exactly these cookies (redirects too), from a client that keeps none of its own. */
     static HttpResponse<String> getWithCookies(URI server, String page, String cookies) throws Exception {
         return HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
                 .followRedirects(HttpClient.Redirect.NORMAL)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build()
