@@ -174,6 +174,39 @@ class OutboxClaimsIT {
         assertThat(exact.depth()).isEqualTo(30);
     }
 
+    /** The session's enable_bitmapscan, jit and statement_timeout (in ms), as the connection in use sees them. */
+    private List<String> claimSettings() throws Exception {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT setting FROM pg_settings"
+                        + " WHERE name IN ('enable_bitmapscan', 'jit', 'statement_timeout') ORDER BY name")) {
+            List<String> settings = new ArrayList<>();
+            while (rs.next()) {
+                settings.add(rs.getString(1));
+            }
+            return settings;
+        }
+    }
+
+    @Test
+    void aClaimTransactionIsBoundedAndScansTheQueueInOrderUntilItEnds() throws Exception {
+        stage(1);
+        List<String> before = inTransaction(this::claimSettings);
+        List<String> during = inTransaction(() -> {
+            claims.claim();
+            return claimSettings();
+        });
+        assertThat(during)
+                .as("the claim's statements are bounded, and neither bitmap scans nor JIT compilation are planned")
+                .containsExactly("off", "off", Long.toString(config.statementTimeoutMillis()));
+        assertThat(before)
+                .as("the test's connection starts from other settings")
+                .isNotEqualTo(during);
+        assertThat(inTransaction(this::claimSettings))
+                .as("the settings end with the claim transaction")
+                .isEqualTo(before);
+    }
+
     @Test
     void claimsFollowCreationTimeNotIdOrder() throws Exception {
         List<UUID> staged = stage(3);

@@ -35,8 +35,9 @@ public class OutboxClaims {
     /** Claims up to a batch of due rows, bounded in rows and in envelope bytes, under a new token. */
     public Claim claim() {
         UUID token = UUID.randomUUID();
-        boundStatements();
-        em.createNamedQuery(OutboxEvent.PREFER_ORDERED_PENDING_SCAN).getSingleResult();
+        em.createNamedQuery(OutboxEvent.BOUND_CLAIM_STATEMENTS)
+                .setParameter(1, Long.toString(config.statementTimeoutMillis()))
+                .getSingleResult();
         List<ClaimedRow> rows = em.createNamedQuery(OutboxEvent.CLAIM, ClaimedRow.class)
                 .setParameter(1, token.toString())
                 .setParameter(2, service.instanceName())

@@ -86,14 +86,16 @@ import java.util.UUID;
 @NamedNativeQuery(name = OutboxEvent.BOUND_STATEMENTS, query = """
         SELECT set_config('statement_timeout', CAST(?1 AS text), true)
         """)
-// A queue table's right plan is always the ordered scan of the pending index, stopping at the batch
-// size. Right after a burst of inserts the statistics still describe a small table and the planner
-// would bitmap-scan and sort every pending row instead (measured: 20 ms per claim at 10,000 pending
-// rows, growing with the backlog). JIT never pays off for a 100-row claim, and a plan whose cost a
-// planner setting inflated would trigger it (measured: 190 ms of compilation per claim). SET LOCAL
-// keeps both choices to this claim transaction.
-@NamedNativeQuery(name = OutboxEvent.PREFER_ORDERED_PENDING_SCAN, query = """
-        SELECT set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
+// The claim transaction's bound, with two planner choices in the same round trip. A queue table's right
+// plan is always the ordered scan of the pending index, stopping at the batch size. Right after a burst
+// of inserts the statistics still describe a small table and the planner would bitmap-scan and sort
+// every pending row instead (measured: 20 ms per claim at 10,000 pending rows, growing with the
+// backlog). JIT never pays off for a 100-row claim, and a plan whose cost a planner setting inflated
+// would trigger it (measured: 190 ms of compilation per claim). Set locally: all three end with the
+// claim transaction.
+@NamedNativeQuery(name = OutboxEvent.BOUND_CLAIM_STATEMENTS, query = """
+        SELECT set_config('statement_timeout', CAST(?1 AS text), true),
+               set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
         """)
 // Due pending rows, claim absent or older than the lease ?3 s, in the order they fell due: fresh rows
 // (no next attempt) by staging time, retried rows whose backoff ended by their next attempt, each read
@@ -250,7 +252,7 @@ import java.util.UUID;
         """)
 public class OutboxEvent {
     public static final String BOUND_STATEMENTS = "OutboxEvent.boundStatements";
-    public static final String PREFER_ORDERED_PENDING_SCAN = "OutboxEvent.preferOrderedPendingScan";
+    public static final String BOUND_CLAIM_STATEMENTS = "OutboxEvent.boundClaimStatements";
     public static final String CLAIM = "OutboxEvent.claim";
     public static final String MARK_PUBLISHED = "OutboxEvent.markPublished";
     public static final String MARK_UNROUTABLE = "OutboxEvent.markUnroutable";
