@@ -35,9 +35,7 @@ public class OutboxClaims {
     /** Claims up to a batch of due rows, bounded in rows and in envelope bytes, under a new token. */
     public Claim claim() {
         UUID token = UUID.randomUUID();
-        em.createNamedQuery(OutboxEvent.BOUND_CLAIM_STATEMENTS)
-                .setParameter(1, Long.toString(config.statementTimeoutMillis()))
-                .getSingleResult();
+        bound(OutboxEvent.BOUND_CLAIM_STATEMENTS);
         List<ClaimedRow> rows = em.createNamedQuery(OutboxEvent.CLAIM, ClaimedRow.class)
                 .setParameter(1, token.toString())
                 .setParameter(2, service.instanceName())
@@ -55,7 +53,7 @@ public class OutboxClaims {
      *         lost to another worker meanwhile is not stamped, and not counted)
      */
     public List<Double> stamp(UUID token, Collection<PublishOutcome> outcomes) {
-        boundStatements();
+        bound(OutboxEvent.BOUND_STATEMENTS);
         Map<PublishOutcome.Result, List<PublishOutcome>> byResult =
                 outcomes.stream().collect(Collectors.groupingBy(PublishOutcome::result));
         List<Double> lags = new ArrayList<>();
@@ -95,8 +93,9 @@ public class OutboxClaims {
         return lags;
     }
 
-    private void boundStatements() {
-        em.createNamedQuery(OutboxEvent.BOUND_STATEMENTS)
+    /** Runs one of the statements that bound this transaction's statements by the configured timeout. */
+    private void bound(String boundingQuery) {
+        em.createNamedQuery(boundingQuery)
                 .setParameter(1, Long.toString(config.statementTimeoutMillis()))
                 .getSingleResult();
     }
