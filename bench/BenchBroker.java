@@ -77,6 +77,15 @@ public class BenchBroker {
     private static void sink(ConnectionFactory factory, String queue) throws Exception {
         Connection connection = factory.newConnection("bench sink");
         connection.createChannel().basicConsume(queue, true, (tag, delivery) -> {}, tag -> {});
+        // Killed by bench/run when it ends: the connection closes with a close frame, not a dropped socket the
+        // broker logs as an error.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                connection.close(1_000);
+            } catch (Exception e) {
+                // The process ends either way.
+            }
+        }));
         new CountDownLatch(1).await();
     }
 
