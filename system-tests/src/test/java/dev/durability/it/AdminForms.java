@@ -36,10 +36,28 @@ final class AdminForms {
 
     /** A URL-encoded form post of these fields to {@code path}. */
     static HttpRequest post(URI server, String path, Map<String, String> fields) {
-        String body = fields.entrySet().stream()
+        return post(server, path, encoded(fields));
+    }
+
+    /**
+     * A form post of these fields and one more whose value is sent exactly as given, already form-encoded: what
+     * a hostile client can put on the wire and an encoder never writes (invalid UTF-8 among it).
+     */
+    static HttpRequest post(URI server, String path, Map<String, String> fields, String field, String encodedValue) {
+        return post(
+                server,
+                path,
+                encoded(fields) + "&" + URLEncoder.encode(field, StandardCharsets.UTF_8) + "=" + encodedValue);
+    }
+
+    private static String encoded(Map<String, String> fields) {
+        return fields.entrySet().stream()
                 .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
                         + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                 .collect(Collectors.joining("&"));
+    }
+
+    private static HttpRequest post(URI server, String path, String body) {
         return HttpRequest.newBuilder(server.resolve(path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/x-www-form-urlencoded")

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -44,9 +45,7 @@ final class AdminHttp {
     }
 
     HttpResponse<String> get(String page) throws Exception {
-        return send(HttpRequest.newBuilder(server.resolve(page))
-                .timeout(Duration.ofSeconds(30))
-                .build());
+        return send(pageRequest(server, page).build());
     }
 
     HttpResponse<String> send(HttpRequest request) throws Exception {
@@ -55,15 +54,17 @@ final class AdminHttp {
 
     /** The cookies this browser holds, as a {@code Cookie} header would carry them. */
     String cookies() {
-        return jar.getCookieStore().getCookies().stream()
-                .map(HttpCookie::toString)
-                .collect(Collectors.joining("; "));
+        return cookieHeader(cookie -> true);
     }
 
     /** The single sign-on cookie alone, as a {@code Cookie} header would carry it. */
     String singleSignOnCookie() {
+        return cookieHeader(cookie -> cookie.getName().equals("LtpaToken2"));
+    }
+
+    private String cookieHeader(Predicate<HttpCookie> which) {
         return jar.getCookieStore().getCookies().stream()
-                .filter(cookie -> cookie.getName().equals("LtpaToken2"))
+                .filter(which)
                 .map(HttpCookie::toString)
                 .collect(Collectors.joining("; "));
     }
@@ -75,10 +76,11 @@ final class AdminHttp {
                 .connectTimeout(Duration.ofSeconds(5))
                 .build()
                 .send(
-                        HttpRequest.newBuilder(server.resolve(page))
-                                .timeout(Duration.ofSeconds(30))
-                                .header("Cookie", cookies)
-                                .build(),
+                        pageRequest(server, page).header("Cookie", cookies).build(),
                         HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpRequest.Builder pageRequest(URI server, String page) {
+        return HttpRequest.newBuilder(server.resolve(page)).timeout(Duration.ofSeconds(30));
     }
 }
