@@ -88,14 +88,11 @@ public class BenchLag {
                     }
                 }
             });
-            long start = System.nanoTime();
-            long interval = 1_000_000_000L / rate;
-            long measured = start + warmUp * 1_000_000_000L;
-            long end = measured + seconds * 1_000_000_000L;
+            Schedule schedule = Schedule.from(System.nanoTime(), rate, warmUp, seconds);
             if (api) {
-                offerThroughApi(args, start, measured, interval, end, committed, refused);
+                offerThroughApi(args, schedule, committed, refused);
             } else {
-                offerThroughSql(args, start, measured, interval, end, committed, refused);
+                offerThroughSql(args, schedule, committed, refused);
             }
             long wait = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < wait && !arrived.keySet().containsAll(committed.keySet())) {
@@ -125,6 +122,14 @@ public class BenchLag {
                 percentile(lags, 0.99)));
     }
 
+    /** When events are due (nanoTime): one every interval from start to end, counted from measured on. */
+    private record Schedule(long start, long measured, long interval, long end) {
+        static Schedule from(long start, int rate, int warmUpSeconds, int seconds) {
+            long measured = start + warmUpSeconds * 1_000_000_000L;
+            return new Schedule(start, measured, 1_000_000_000L / rate, measured + seconds * 1_000_000_000L);
+        }
+    }
+
     private static double percentile(List<Long> sorted, double p) {
         if (sorted.isEmpty()) {
             return Double.NaN;
@@ -140,14 +145,7 @@ public class BenchLag {
     }
 
     private static void offerThroughSql(
-            String[] args,
-            long start,
-            long measured,
-            long interval,
-            long end,
-            Map<String, Long> committed,
-            AtomicLong refused)
-            throws Exception {
+            String[] args, Schedule schedule, Map<String, Long> committed, AtomicLong refused) throws Exception {
         // Unqualified, on the schema's search path as a service's own connections are: the insert trigger names
         // the channel it notifies after current_schema().
         String sql = "INSERT INTO event_outbox (id, aggregate_id, event_type, envelope)"
@@ -165,9 +163,9 @@ public class BenchLag {
                 throw new IllegalStateException(e);
             }
         });
-        for (long due = start; due < end; due += interval) {
+        for (long due = schedule.start(); due < schedule.end(); due += schedule.interval()) {
             sleepUntil(due);
-            boolean counted = due >= measured;
+            boolean counted = due >= schedule.measured();
             stagers.execute(() -> {
                 String id = UUID.randomUUID().toString();
                 String aggregate = UUID.randomUUID().toString();
@@ -194,14 +192,7 @@ public class BenchLag {
     }
 
     private static void offerThroughApi(
-            String[] args,
-            long start,
-            long measured,
-            long interval,
-            long end,
-            Map<String, Long> committed,
-            AtomicLong refused)
-            throws Exception {
+            String[] args, Schedule schedule, Map<String, Long> committed, AtomicLong refused) throws Exception {
         URI url = URI.create(args[3]);
         String auth = "Basic " + Base64.getEncoder()
                 .encodeToString((args[4] + ":" + args[5]).getBytes(StandardCharsets.UTF_8));
@@ -210,9 +201,9 @@ public class BenchLag {
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
         List<java.util.concurrent.CompletableFuture<Void>> sent = new ArrayList<>();
-        for (long due = start; due < end; due += interval) {
+        for (long due = schedule.start(); due < schedule.end(); due += schedule.interval()) {
             sleepUntil(due);
-            boolean counted = due >= measured;
+            boolean counted = due >= schedule.measured();
             HttpRequest request = HttpRequest.newBuilder(url)
                     .timeout(Duration.ofSeconds(30))
                     .header("Authorization", auth)
