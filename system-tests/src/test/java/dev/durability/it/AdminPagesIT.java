@@ -105,21 +105,43 @@ class AdminPagesIT {
         assertThat(mine).allSatisfy(row -> assertThat(row.channel()).isEqualTo("form"));
     }
 
+    /**
+     * A redrive resets an outbox row this service staged within the outbox's window, counted from that staging;
+     * everything else is refused and changes nothing: an envelope the outbox does not hold (a forged dead letter,
+     * or an event retention pruned), a row staged longer ago than the window although its dead letter is new (a
+     * replayed event dead-lettered again: its first consumers' dedup records date from the first delivery), and
+     * another service's event.
+     */
     @Test
     void anOperatorRedrivesOneDeadLetterAndMarksAHostileOneKnownBadSeeingItsMarkupAsText() throws Exception {
         String type = prefix + ".failed";
-        EventEnvelope good = OutboxTable.envelopes(type, 1).get(0);
-        long goodLetter = tables.seedDeadLetter(good.id(), type, "it.some-consumer", EnvelopeJson.write(good));
         String markup = "<script>window.pwned = 1</script><img src=x onerror=window.pwned=2>";
         EventEnvelope hostile = EventEnvelope.builder(type, "orders")
                 .payload(Json.createObjectBuilder().add("note", markup).build())
                 .build();
         long hostileLetter = tables.seedDeadLetter(hostile.id(), type, "it.some-consumer", EnvelopeJson.write(hostile));
-        // Still in the outbox (published): a redrive resets its row rather than staging it anew.
         EventEnvelope existing = OutboxTable.envelopes(type, 1).get(0);
         tables.seedOutbox(existing, windowStart, State.PUBLISHED);
+        // The dead letter carries a payload of its own: what goes out again is the outbox row's envelope.
+        EventEnvelope altered = new EventEnvelope(
+                existing.id(),
+                type,
+                "orders",
+                existing.aggregateId(),
+                existing.occurredAt(),
+                existing.schemaVersion(),
+                existing.correlationId(),
+                existing.causationId(),
+                Json.createObjectBuilder().add("altered", true).build());
         long existingLetter =
-                tables.seedDeadLetter(existing.id(), type, "it.some-consumer", EnvelopeJson.write(existing));
+                tables.seedDeadLetter(existing.id(), type, "it.some-consumer", EnvelopeJson.write(altered));
+        // Claims to be this service's event, but the outbox never staged it.
+        EventEnvelope unknown = OutboxTable.envelopes(type, 1).get(0);
+        long unknownLetter = tables.seedDeadLetter(unknown.id(), type, "it.some-consumer", EnvelopeJson.write(unknown));
+        // Staged 35 days ago (past the outbox's 30), not yet pruned, dead-lettered today.
+        EventEnvelope stale = OutboxTable.envelopes(type, 1).get(0);
+        tables.seedOutbox(stale, OffsetDateTime.now(ZoneOffset.UTC).minusDays(35), State.PUBLISHED);
+        long staleLetter = tables.seedDeadLetter(stale.id(), type, "it.some-consumer", EnvelopeJson.write(stale));
         // Another service's event: only its producer may publish it again.
         EventEnvelope foreign = EventEnvelope.builder(type, "billing").build();
         long foreignLetter = tables.seedDeadLetter(foreign.id(), type, "it.some-consumer", EnvelopeJson.write(foreign));
@@ -141,16 +163,6 @@ class AdminPagesIT {
             assertThat(((JavascriptExecutor) browser.driver()).executeScript("return window.pwned === undefined"))
                     .isEqualTo(true);
 
-            rowOf(browser, goodLetter)
-                    .findElement(By.cssSelector("input[value='Redrive']"))
-                    .click();
-            browser.waitFor(By.cssSelector("#messages .info"));
-            assertThat(browser.driver().findElement(By.id("messages")).getText())
-                    .contains("Dead letter " + goodLetter + " redriven");
-            queue.awaitArrivalOf(List.of(good), Duration.ofSeconds(30));
-            assertThat(queue.messages().get(0).properties().getHeaders().get("x-durability-publication"))
-                    .isEqualTo(1);
-
             rowOf(browser, existingLetter)
                     .findElement(By.cssSelector("input[value='Redrive']"))
                     .click();
@@ -160,17 +172,13 @@ class AdminPagesIT {
                             .getText()
                             .contains("Dead letter " + existingLetter + " redriven"));
             queue.awaitArrivalOf(List.of(existing), Duration.ofSeconds(30));
+            assertThat(queue.messages().get(0).properties().getHeaders().get("x-durability-publication"))
+                    .isEqualTo(1);
+            assertThat(queue.messages().get(0).body()).doesNotContain("altered");
 
-            rowOf(browser, foreignLetter)
-                    .findElement(By.cssSelector("input[value='Redrive']"))
-                    .click();
-            await().atMost(Duration.ofSeconds(20))
-                    .until(() -> !browser.driver()
-                            .findElements(By.cssSelector("#messages .error"))
-                            .isEmpty());
-            assertThat(browser.driver().findElement(By.id("messages")).getText())
-                    .contains("dead letter " + foreignLetter + " cannot be redriven")
-                    .contains("comes from billing");
+            assertRedriveRefused(browser, unknownLetter, "this service's outbox holds no event " + unknown.id());
+            assertRedriveRefused(browser, staleLetter, "longer ago than the 30 days the outbox keeps events");
+            assertRedriveRefused(browser, foreignLetter, "comes from billing");
 
             browser.driver().findElement(By.id("filter:status")).sendKeys("all");
             browser.driver().findElement(By.id("filter:apply")).click();
@@ -187,24 +195,38 @@ class AdminPagesIT {
             assertThat(rowOf(browser, hostileLetter).getText()).contains("payload is test data <b>bold</b>");
             browser.screenshot("admin-dead-letters-triaged");
         }
-        assertThat(tables.triage(goodLetter)).containsExactly("redriven by operator: null");
         assertThat(tables.triage(existingLetter)).containsExactly("redriven by operator: null");
-        assertThat(tables.triage(foreignLetter)).isEmpty();
         assertThat(tables.outbox(existing.id()).publication()).isEqualTo(1);
+        for (long refused : List.of(unknownLetter, staleLetter, foreignLetter)) {
+            assertThat(tables.triage(refused)).as("dead letter %d", refused).isEmpty();
+        }
+        assertThat(tables.outbox(unknown.id())).isNull();
         assertThat(tables.outbox(foreign.id())).isNull();
+        assertThat(tables.outbox(stale.id()).publication()).isZero();
         Map<Long, JsonObject> redrives = tables.auditOf(OPERATOR).stream()
                 .filter(row -> row.action().equals("redrive"))
                 .map(row -> Json.createReader(new StringReader(row.details())).readObject())
                 .collect(Collectors.toMap(
                         details -> details.getJsonNumber("dead_letter_id").longValue(), details -> details));
-        assertThat(redrives.get(goodLetter).getBoolean("staged_anew")).isTrue();
-        assertThat(redrives.get(existingLetter).getBoolean("staged_anew")).isFalse();
+        assertThat(redrives.get(existingLetter).getBoolean("restaged")).isTrue();
+        assertThat(redrives.get(unknownLetter).getString("refusal")).contains("holds no event");
+        assertThat(redrives.get(staleLetter).getString("refusal")).contains("longer ago than the 30 days");
         assertThat(redrives.get(foreignLetter).getString("refusal")).contains("comes from billing");
         assertThat(tables.triage(hostileLetter))
                 .containsExactly("known-bad by operator: payload is test data <b>bold</b>");
         assertThat(tables.deadLetterRow(hostileLetter)).isEqualTo(hostileRowBefore);
-        // The redriven envelope was no longer in the outbox: it was staged anew, as the next publication.
-        assertThat(tables.outbox(good.id()).publication()).isEqualTo(1);
+    }
+
+    private static void assertRedriveRefused(AdminBrowser browser, long letter, String why) {
+        rowOf(browser, letter)
+                .findElement(By.cssSelector("input[value='Redrive']"))
+                .click();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> browser.driver()
+                        .findElement(By.id("messages"))
+                        .getText()
+                        .contains("dead letter " + letter + " cannot be redriven"));
+        assertThat(browser.driver().findElement(By.id("messages")).getText()).contains(why);
     }
 
     @Test

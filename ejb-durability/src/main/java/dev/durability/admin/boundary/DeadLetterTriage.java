@@ -13,7 +13,7 @@ import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
 import dev.durability.outbox.entity.OutboxEvent;
-import dev.durability.outbox.entity.RestagedRow;
+import dev.durability.outbox.entity.RedrivenRow;
 import dev.durability.retention.control.RetentionConfig;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
@@ -33,8 +33,8 @@ import java.util.List;
  * outbox, so it reaches every consumer bound to its event type again (those that processed it count a
  * duplicate); a known-bad verdict records that it should not be. Verdicts are rows of their own: the
  * {@code dead_letter_audit} row is never rewritten. Each action is one container transaction (required)
- * with its audit row; the list is a read without one. Only this service's own events are redriven, and only
- * while the inbox still remembers them (docs/decisions/0039-redrive-and-triage.md).
+ * with its audit row; the list is a read without one. A redrive only resets an outbox row this service staged,
+ * within the outbox's window counted from that staging (docs/decisions/0063-redrive-resets-own-rows-only.md).
  */
 @Stateless
 @RolesAllowed(AdminRole.NAME)
@@ -80,7 +80,8 @@ public class DeadLetterTriage {
      * Re-stages the envelope of dead letter {@code id}.
      *
      * @throws AdminActionRefused when there is no such dead letter, it holds no valid envelope, the event is
-     *     another service's, or it is older than the inbox's memory (audited, nothing changed)
+     *     another service's, this outbox holds no such event, or it was staged longer ago than the outbox keeps
+     *     events (audited, nothing changed)
      */
     public RedriveOutcome redrive(long id, Channel channel) {
         String principal = session.getCallerPrincipal().getName();
@@ -104,35 +105,36 @@ public class DeadLetterTriage {
                     "its event comes from " + envelope.sourceService() + ", not from this service ("
                             + service.serviceName() + "); only its producer can publish it again");
         }
-        if (stored.beyondInboxRetention()) {
+        // The outbox row's own state decides, never the dead letter's claims: a forged dead letter naming an id
+        // this service never staged finds no row, and what goes out again is the row's stored envelope.
+        List<RedrivenRow> found = em.createNamedQuery(OutboxEvent.REDRIVE, RedrivenRow.class)
+                .setParameter(1, envelope.id().toString())
+                .setParameter(2, outboxDays())
+                .getResultList();
+        if (found.isEmpty()) {
             throw refuseRedrive(
                     id,
                     principal,
                     channel,
                     asked,
-                    "it is older than the " + inboxDays()
-                            + " days the inbox remembers processed events (durability.retention.inbox-days), so"
-                            + " consumers that processed it would run it again");
+                    "this service's outbox holds no event " + envelope.id()
+                            + ": it was never staged here, or retention deleted it after "
+                            + outboxDays() + " days (durability.retention.outbox-days), so consumers that"
+                            + " processed it may no longer remember it");
         }
-        List<RestagedRow> restaged = em.createNamedQuery(OutboxEvent.RESTAGE_ENVELOPE, RestagedRow.class)
-                .setParameter(1, envelope.id().toString())
-                .setParameter(
-                        2,
-                        envelope.aggregateId() == null
-                                ? null
-                                : envelope.aggregateId().toString())
-                .setParameter(3, envelope.eventType())
-                .setParameter(4, EnvelopeJson.write(envelope))
-                .getResultList();
-        RedriveOutcome outcome = restaged.isEmpty()
-                ? new RedriveOutcome(id, envelope.id(), envelope.eventType(), false, false, null)
-                : new RedriveOutcome(
-                        id,
-                        envelope.id(),
-                        envelope.eventType(),
-                        true,
-                        restaged.get(0).inserted(),
-                        restaged.get(0).publication());
+        RedrivenRow row = found.get(0);
+        if (row.beyondRetention()) {
+            throw refuseRedrive(
+                    id,
+                    principal,
+                    channel,
+                    asked,
+                    "its event was staged at " + row.stagedAt() + ", longer ago than the " + outboxDays()
+                            + " days the outbox keeps events (durability.retention.outbox-days), so consumers that"
+                            + " processed it may no longer remember it");
+        }
+        RedriveOutcome outcome =
+                new RedriveOutcome(id, envelope.id(), envelope.eventType(), row.reset(), row.publication());
         triage(id, "redriven", outcome.restaged() ? null : "already pending in the outbox", principal);
         audit.done(principal, channel, AdminAudit.REDRIVE, outcome.toJson());
         return outcome;
@@ -169,15 +171,14 @@ public class DeadLetterTriage {
         return refusal;
     }
 
-    private int inboxDays() {
-        return (int) retention.plan().inbox().toDays();
+    private int outboxDays() {
+        return (int) retention.plan().outbox().toDays();
     }
 
     /** The dead letter's envelope text (null for raw bytes), locked against retention until commit. */
     private DeadLetterEnvelope envelopeOf(long id, String principal, Channel channel, String action, JsonObject asked) {
         List<DeadLetterEnvelope> found = em.createNamedQuery(DeadLetter.ENVELOPE_OF, DeadLetterEnvelope.class)
                 .setParameter(1, id)
-                .setParameter(2, inboxDays())
                 .getResultList();
         if (found.isEmpty()) {
             var refusal = new AdminActionRefused(

@@ -60,10 +60,7 @@ import java.util.UUID;
         classes =
                 @ConstructorResult(
                         targetClass = DeadLetterEnvelope.class,
-                        columns = {
-                            @ColumnResult(name = "envelope", type = String.class),
-                            @ColumnResult(name = "beyond_inbox_retention", type = Boolean.class)
-                        }))
+                        columns = {@ColumnResult(name = "envelope", type = String.class)}))
 @SqlResultSetMapping(
         name = DeadLetter.COUNTS,
         classes =
@@ -131,14 +128,9 @@ import java.util.UUID;
          LIMIT ?4
         """)
 // The envelope of dead letter ?1 as JSON text (null when it holds raw bytes only; no row when there is no
-// such dead letter), and whether it happened longer ago than the inbox's ?2 days (0: kept forever). Locked
-// against retention until the transaction ends.
+// such dead letter). Locked against retention until the transaction ends.
 @NamedNativeQuery(name = DeadLetter.ENVELOPE_OF, resultSetMapping = DeadLetter.STORED_ENVELOPE, query = """
-        SELECT CAST(envelope AS text) AS envelope,
-               (CAST(?2 AS int) > 0
-                AND LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
-                    < now() - make_interval(days => CAST(?2 AS int))) AS beyond_inbox_retention
-          FROM dead_letter_audit WHERE id = ?1 FOR KEY SHARE
+        SELECT CAST(envelope AS text) AS envelope FROM dead_letter_audit WHERE id = ?1 FOR KEY SHARE
         """)
 // A triage verdict on dead letter ?1: ?2 'redriven' or 'known-bad', ?3 a note or null, ?4 who.
 @NamedNativeQuery(name = DeadLetter.TRIAGE, query = """

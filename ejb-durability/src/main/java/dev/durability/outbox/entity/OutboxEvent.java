@@ -69,12 +69,14 @@ import java.util.UUID;
                             @ColumnResult(name = "retained_since", type = String.class)
                         }))
 @SqlResultSetMapping(
-        name = OutboxEvent.RESTAGED_ROW,
+        name = OutboxEvent.REDRIVEN_ROW,
         classes =
                 @ConstructorResult(
-                        targetClass = RestagedRow.class,
+                        targetClass = RedrivenRow.class,
                         columns = {
-                            @ColumnResult(name = "inserted", type = Boolean.class),
+                            @ColumnResult(name = "pending", type = Boolean.class),
+                            @ColumnResult(name = "beyond_retention", type = Boolean.class),
+                            @ColumnResult(name = "staged_at", type = String.class),
                             @ColumnResult(name = "publication", type = Integer.class)
                         }))
 // Every statement below takes its parameters in one order: the claim token first (?1) where there is
@@ -227,22 +229,28 @@ import java.util.UUID;
             RETURNING 1)
         SELECT count(*) FROM restaged
         """)
-// Redrive: re-stages one envelope, ?1 its id, ?2 aggregate id, ?3 event type, ?4 the envelope's JSON text.
-// The row is reset as a replay resets it; a row retention already pruned is staged anew, with a publication
-// after any the consumers gave up on. No row comes back when the event is still pending. xmax is 0 exactly for
-// a row this statement inserted (an updated row carries the updating transaction's id): PostgreSQL's documented
-// system column, read only to tell the operator which of the two happened.
-@NamedNativeQuery(name = OutboxEvent.RESTAGE_ENVELOPE, resultSetMapping = OutboxEvent.RESTAGED_ROW, query = """
-        INSERT INTO event_outbox AS o (id, aggregate_id, event_type, envelope, publication)
-        VALUES (CAST(?1 AS uuid), CAST(?2 AS uuid), ?3, CAST(?4 AS jsonb),
-                1 + COALESCE((SELECT max(dead_lettered_publication) FROM event_inbox
-                               WHERE envelope_id = CAST(?1 AS uuid)), 0))
-        ON CONFLICT (id) DO UPDATE
-           SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL, last_attempt_at = NULL,
-               next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, claimed_by = NULL,
-               publication = o.publication + 1
-         WHERE o.published_at IS NOT NULL OR o.unroutable_at IS NOT NULL
-        RETURNING (xmax = 0) AS inserted, publication
+// Redrive: resets the outbox row of envelope ?1 as a replay resets it (publication + 1), when this outbox staged
+// it no more than ?2 days ago (0: retention keeps rows forever). The staging time bounds it, not the dead letter's:
+// consumers' dedup records date from the event's first delivery, and the inbox keeps them at least a day longer
+// than the outbox keeps rows (docs/decisions/0063-redrive-resets-own-rows-only.md). No row comes back when this
+// outbox holds no such event; a pending row or one beyond the window is reported and left as it is.
+@NamedNativeQuery(name = OutboxEvent.REDRIVE, resultSetMapping = OutboxEvent.REDRIVEN_ROW, query = """
+        WITH staged AS (
+            SELECT id, published_at IS NULL AND unroutable_at IS NULL AS pending,
+                   (CAST(?2 AS int) > 0 AND created_at < now() - make_interval(days => CAST(?2 AS int)))
+                       AS beyond_retention,
+                   CAST(created_at AS text) AS staged_at
+              FROM event_outbox WHERE id = CAST(?1 AS uuid) FOR UPDATE),
+        restaged AS (
+            UPDATE event_outbox o
+               SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL, last_attempt_at = NULL,
+                   next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, claimed_by = NULL,
+                   publication = o.publication + 1
+              FROM staged s
+             WHERE o.id = s.id AND NOT s.pending AND NOT s.beyond_retention
+            RETURNING o.publication)
+        SELECT s.pending, s.beyond_retention, s.staged_at, (SELECT publication FROM restaged) AS publication
+          FROM staged s
         """)
 // The event types among the ?1 most recently staged rows, for the replay page's suggestions: bounded, so the
 // page never scans a month of events to draw a list.
@@ -261,13 +269,13 @@ public class OutboxEvent {
     public static final String PENDING_STATUS = "OutboxEvent.pendingStatus";
     public static final String REPLAY_PREVIEW = "OutboxEvent.replayPreview";
     public static final String REPLAY = "OutboxEvent.replay";
-    public static final String RESTAGE_ENVELOPE = "OutboxEvent.restageEnvelope";
+    public static final String REDRIVE = "OutboxEvent.redrive";
     public static final String RECENT_EVENT_TYPES = "OutboxEvent.recentEventTypes";
     static final String CLAIMED_ROW = "OutboxEvent.claimedRow";
     static final String PUBLISHED_ROW = "OutboxEvent.publishedRow";
     static final String STATUS = "OutboxEvent.status";
     static final String REPLAY_COUNT = "OutboxEvent.replayCount";
-    static final String RESTAGED_ROW = "OutboxEvent.restagedRow";
+    static final String REDRIVEN_ROW = "OutboxEvent.redrivenRow";
 
     /** The longest {@code last_error} kept: enough for a broker's reply text, bounded against runaway messages. */
     public static final int MAX_ERROR_LENGTH = 2000;
