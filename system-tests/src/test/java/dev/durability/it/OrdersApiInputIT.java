@@ -8,6 +8,7 @@ import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -138,6 +139,29 @@ class OrdersApiInputIT {
         JsonObject problem = problem(response, 404);
         assertThat(problem.getString("type")).isEqualTo(PROBLEMS + "order-not-found");
         assertThat(problem.getString("detail")).contains(id.toString());
+    }
+
+    /**
+     * An order belongs to the caller who placed it, whatever {@code customer} the body names: another caller
+     * reading it finds nothing, as for an order that does not exist, so ids reveal nothing.
+     */
+    @Test
+    void anOrderIsReadBackOnlyByTheCallerWhoPlacedIt() {
+        UUID id = UUID.randomUUID();
+        String body = "{\"id\":\"" + id + "\",\"customer\":\"" + Http.OTHER_USER + "\",\"sku\":\"s\",\"quantity\":1}";
+        assertThat(Http.postJson(server, "/api/orders", body).statusCode()).isEqualTo(201);
+
+        HttpResponse<String> other = Http.send(HttpRequest.newBuilder(server.resolve("/api/orders/" + id))
+                .header("Authorization", Http.basic(Http.OTHER_USER))
+                .GET()
+                .build());
+        JsonObject refused = problem(other, 404);
+        assertThat(refused.getString("type")).isEqualTo(PROBLEMS + "order-not-found");
+        assertThat(other.body()).doesNotContain("\"sku\"");
+
+        JsonObject own = Http.json(Http.get(server, "/api/orders/" + id));
+        assertThat(own.getString("id")).isEqualTo(id.toString());
+        assertThat(own.getString("customer")).isEqualTo(Http.OTHER_USER);
     }
 
     @Test

@@ -63,9 +63,9 @@ public record OrderRequest(UUID id, String customer, String sku, int quantity) {
         return id != null ? this : new OrderRequest(otherwise, customer, sku, quantity);
     }
 
-    /** The entity, which refuses an order that breaks the domain's rules. */
-    DemoOrder toOrder(OffsetDateTime placedAt) {
-        return new DemoOrder(id, customer, sku, quantity, placedAt);
+    /** The entity, placed by {@code caller}, which refuses an order that breaks the domain's rules. */
+    DemoOrder toOrder(OffsetDateTime placedAt, String caller) {
+        return new DemoOrder(id, customer, sku, quantity, placedAt, caller);
     }
 
     private static String field(String item, String name) {

@@ -5,6 +5,8 @@ import dev.durability.demo.orders.entity.InvalidOrderException;
 import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.outbox.boundary.OutboxStager;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -41,6 +43,9 @@ public class OrderService {
     @Inject
     OutboxStager outbox;
 
+    @Resource
+    SessionContext session;
+
     /**
      * Returns the envelope id of the staged event.
      *
@@ -48,7 +53,7 @@ public class OrderService {
      * @throws OrderAlreadyExistsException an order with this id exists; nothing was written
      */
     public UUID place(OrderRequest request) {
-        DemoOrder order = request.toOrder(now());
+        DemoOrder order = request.toOrder(now(), caller());
         em.persist(order);
         flush();
         return outbox.stage("order.placed", order.id(), placed(order));
@@ -64,10 +69,11 @@ public class OrderService {
      */
     public List<UUID> placeAll(List<OrderRequest> requests) {
         OffsetDateTime placedAt = now();
+        String caller = caller();
         List<DemoOrder> orders = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             try {
-                orders.add(requests.get(i).toOrder(placedAt));
+                orders.add(requests.get(i).toOrder(placedAt, caller));
             } catch (InvalidOrderException e) {
                 throw e.in("orders[" + i + "]");
             }
@@ -84,9 +90,11 @@ public class OrderService {
         return eventIds;
     }
 
+    /** The caller's order {@code id}, or null when there is none or another caller placed it. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public DemoOrder find(UUID id) {
-        return em.find(DemoOrder.class, id);
+        DemoOrder order = em.find(DemoOrder.class, id);
+        return order != null && order.placedBy(caller()) ? order : null;
     }
 
     /** Which of these ids name an order that exists. */
@@ -120,6 +128,11 @@ public class OrderService {
             }
         }
         return false;
+    }
+
+    /** The authenticated caller the orders API's role guarantees (docs/decisions/0031-demo-api-authentication.md). */
+    private String caller() {
+        return session.getCallerPrincipal().getName();
     }
 
     private static OffsetDateTime now() {

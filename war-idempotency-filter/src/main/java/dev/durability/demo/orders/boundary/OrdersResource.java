@@ -37,7 +37,8 @@ import java.util.logging.Logger;
 
 /**
  * {@code /api/orders}: place an order, or many in one transaction (staging {@code order.placed} for each),
- * and read one back.
+ * and read one back. An order belongs to the authenticated caller who placed it: another caller's order is not
+ * found (docs/decisions/0064-demo-orders-belong-to-their-caller.md).
  *
  * <p>The body is read here, not bound by JSON-B, so that every malformed request is the client's 400 with a
  * detail naming the problem. Once the order service was called, only the database's refusal of the

@@ -7,7 +7,10 @@ import jakarta.persistence.Table;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
-/** A placed order. Valid by construction; the client chooses its id, so a retried create collides. */
+/**
+ * A placed order. Valid by construction; the client chooses its id, so a retried create collides. It belongs to
+ * the caller who placed it ({@code placedBy}); {@code customer} is only the name it is for, as the client wrote it.
+ */
 @Entity
 @Table(name = "demo_orders")
 public class DemoOrder {
@@ -28,12 +31,16 @@ public class DemoOrder {
     @Column(name = "placed_at", nullable = false)
     private OffsetDateTime placedAt;
 
+    @Column(name = "placed_by", updatable = false)
+    private String placedBy;
+
     protected DemoOrder() {
         // for JPA
     }
 
-    public DemoOrder(UUID id, String customer, String sku, int quantity, OffsetDateTime placedAt) {
+    public DemoOrder(UUID id, String customer, String sku, int quantity, OffsetDateTime placedAt, String placedBy) {
         this.id = require(id, "id");
+        this.placedBy = require(placedBy, "placedBy");
         this.customer = text(customer, "customer", 200);
         this.sku = text(sku, "sku", 100);
         if (quantity < 1 || quantity > MAX_QUANTITY) {
@@ -82,5 +89,10 @@ public class DemoOrder {
 
     public OffsetDateTime placedAt() {
         return placedAt;
+    }
+
+    /** Whether {@code caller} placed this order: only they may read it back. */
+    public boolean placedBy(String caller) {
+        return placedBy != null && placedBy.equals(caller);
     }
 }
