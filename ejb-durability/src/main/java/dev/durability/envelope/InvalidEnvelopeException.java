@@ -1,6 +1,6 @@
 package dev.durability.envelope;
 
-/** An envelope, or a part of one, that breaks the envelope rules (README, "Event envelope"). The message says which field and why. */
+/** An envelope, or a part of one, that breaks the envelope rules (docs/envelope.md). The message says which field and why. */
 public class InvalidEnvelopeException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 

@@ -14,7 +14,7 @@ import java.util.Optional;
 /**
  * What the application path publishes to the dead-letter exchange: a versioned JSON wrapper around the
  * original message with the reason, the consumer queue, the producer service, the attempts and the
- * occurrence token (README, "Dead letters"). The original is embedded as JSON when it is JSON, as
+ * occurrence token (docs/dead-letters.md). The original is embedded as JSON when it is JSON, as
  * Base64 otherwise, so not one byte is lost.
  */
 public record DeadLetterWrapper(

@@ -7,7 +7,7 @@ import dev.durability.envelope.EventEnvelope;
  * {@code OutboxStager.stage} calls commit together with the inbox row, or not at all. Throwing rolls
  * all of it back; the delivery is then retried with backoff, or dead-lettered at once for a
  * {@link PermanentFailure} or a declared permanent exception. Effects outside the database run at
- * least once: make them idempotent on a key derived from the event (README, "Consuming events").
+ * least once: make them idempotent on a key derived from the event (docs/consumers.md).
  */
 public interface EventHandler {
     void handle(EventEnvelope event) throws Exception;

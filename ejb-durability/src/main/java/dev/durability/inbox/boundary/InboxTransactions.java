@@ -14,8 +14,8 @@ import jakarta.persistence.PersistenceContext;
 import java.util.List;
 
 /**
- * The transactions a delivery runs in. {@link #process} is the delivery's one JTA transaction (README,
- * "Consuming events"): the inbox row, the handler's own JPA work and staged events, and
+ * The transactions a delivery runs in. {@link #process} is the delivery's one JTA transaction
+ * (docs/consumers.md): the inbox row, the handler's own JPA work and staged events, and
  * {@code processed_at} commit together. {@link #recordFailure} runs in a new transaction, so a failed
  * attempt is counted even though the handler's transaction rolled back.
  */

@@ -17,7 +17,7 @@ final class StagingRefused {
                                 + "could not join this transaction (" + message
                                 + "). This happens when the transaction already "
                                 + "wrote through another non-XA data source: the event and that change could not commit "
-                                + "atomically. Put your persistence unit on jdbc/durability (README, 'Using the library'), or "
+                                + "atomically. Put your persistence unit on jdbc/durability (README, 'Adopting it in your EAR', step 2), or "
                                 + "make both data sources XA",
                         e);
             }
