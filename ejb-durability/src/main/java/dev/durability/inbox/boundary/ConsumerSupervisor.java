@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
+import dev.durability.broker.control.TopologyRefused;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.boundary.DeadLetterAudit;
 import dev.durability.deadletter.boundary.DeadLetterListener;
@@ -169,7 +170,7 @@ public class ConsumerSupervisor {
         deadLetterMetrics.register();
         try {
             declareAll();
-        } catch (QueueTopology.TopologyRefused e) {
+        } catch (TopologyRefused e) {
             throw e;
         } catch (IOException | TimeoutException | RuntimeException e) {
             LOG.warning(() -> "RabbitMQ unreachable at start-up; consumers start once it is: " + e);
