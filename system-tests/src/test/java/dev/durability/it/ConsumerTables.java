@@ -36,7 +36,8 @@ final class ConsumerTables {
             String xDeath,
             String occurrenceToken,
             OffsetDateTime occurredAt,
-            boolean quarantined) {}
+            boolean quarantined,
+            Long divergentOf) {}
 
     long shipmentsForOrder(UUID orderId) throws SQLException {
         return count("demo_shipments", "order_id = ?", orderId);
@@ -66,8 +67,8 @@ final class ConsumerTables {
     List<DeadLetterRow> deadLetters(String where, Object... parameters) throws SQLException {
         try (Connection c = OutboxTable.connect();
                 PreparedStatement s = c.prepareStatement("SELECT id, envelope_id, original_queue, event_type, reason, "
-                        + "path, envelope::text, raw_bytes, x_death::text, occurrence_token, occurred_at, quarantined "
-                        + "FROM " + schema + ".dead_letter_audit WHERE " + where + " ORDER BY id")) {
+                        + "path, envelope::text, raw_bytes, x_death::text, occurrence_token, occurred_at, quarantined, "
+                        + "divergent_of FROM " + schema + ".dead_letter_audit WHERE " + where + " ORDER BY id")) {
             bind(s, parameters);
             List<DeadLetterRow> rows = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
@@ -84,7 +85,8 @@ final class ConsumerTables {
                             rs.getString(9),
                             rs.getString(10),
                             rs.getObject(11, OffsetDateTime.class),
-                            rs.getBoolean(12)));
+                            rs.getBoolean(12),
+                            rs.getObject(13, Long.class)));
                 }
             }
             return rows;
