@@ -37,7 +37,8 @@ final class ConsumerTables {
             String occurrenceToken,
             OffsetDateTime occurredAt,
             boolean quarantined,
-            Long divergentOf) {}
+            Long divergentOf,
+            boolean evidenceTruncated) {}
 
     long shipmentsForOrder(UUID orderId) throws SQLException {
         return count("demo_shipments", "order_id = ?", orderId);
@@ -68,7 +69,8 @@ final class ConsumerTables {
         try (Connection c = OutboxTable.connect();
                 PreparedStatement s = c.prepareStatement("SELECT id, envelope_id, original_queue, event_type, reason, "
                         + "path, envelope::text, raw_bytes, x_death::text, occurrence_token, occurred_at, quarantined, "
-                        + "divergent_of FROM " + schema + ".dead_letter_audit WHERE " + where + " ORDER BY id")) {
+                        + "divergent_of, evidence_truncated FROM " + schema + ".dead_letter_audit WHERE " + where
+                        + " ORDER BY id")) {
             bind(s, parameters);
             List<DeadLetterRow> rows = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
@@ -86,7 +88,8 @@ final class ConsumerTables {
                             rs.getString(10),
                             rs.getObject(11, OffsetDateTime.class),
                             rs.getBoolean(12),
-                            rs.getObject(13, Long.class)));
+                            rs.getObject(13, Long.class),
+                            rs.getBoolean(14)));
                 }
             }
             return rows;

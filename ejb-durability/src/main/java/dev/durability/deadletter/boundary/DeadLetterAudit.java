@@ -75,7 +75,8 @@ public class DeadLetterAudit {
                 letter.content(),
                 letter.xDeathJson(),
                 null,
-                letter.occurredAt());
+                letter.occurredAt(),
+                letter.evidenceTruncated());
         // Evidence of a divergent copy of an occurrence already counted, not a new failure: it neither counts
         // towards the threshold nor raises it (docs/decisions/0057-divergent-dead-letters-not-counted.md).
         insert(divergent, null, true, stored.id());
@@ -120,6 +121,7 @@ public class DeadLetterAudit {
                 .setParameter(12, quarantined)
                 .setParameter(13, config.windowSeconds())
                 .setParameter(14, divergentOf)
+                .setParameter(15, letter.evidenceTruncated())
                 .getResultList();
     }
 

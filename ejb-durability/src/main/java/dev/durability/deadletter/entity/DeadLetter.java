@@ -77,13 +77,13 @@ import java.util.UUID;
 // Parameters: ?1 envelope id, ?2 original queue, ?3 source service, ?4 event type, ?5 reason, ?6 path,
 // ?7 envelope (JSON text), ?8 raw bytes, ?9 x-death (JSON text), ?10 token, ?11 occurred at,
 // ?12 quarantined, ?13 the threshold window in seconds, ?14 the row whose token a divergent claim claimed
-// (else null). A token already taken inserts nothing and returns no row.
+// (else null), ?15 whether the evidence is truncated. A token already taken inserts nothing and returns no row.
 @NamedNativeQuery(name = DeadLetter.RECORD, resultSetMapping = DeadLetter.RECORDED_ROW, query = """
         INSERT INTO dead_letter_audit (envelope_id, original_queue, source_service, event_type, reason, path,
                                        envelope, raw_bytes, x_death, occurrence_token, occurred_at, quarantined,
-                                       divergent_of)
+                                       divergent_of, evidence_truncated)
         VALUES (CAST(?1 AS uuid), ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), CAST(?8 AS bytea), CAST(?9 AS jsonb), ?10,
-                CAST(?11 AS timestamptz), ?12, CAST(?14 AS bigint))
+                CAST(?11 AS timestamptz), ?12, CAST(?14 AS bigint), ?15)
         ON CONFLICT (occurrence_token) WHERE occurrence_token IS NOT NULL DO NOTHING
         RETURNING id,
                   LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)

@@ -294,7 +294,8 @@ public class ConsumerSupervisor {
                                 brokerConfig.deadLetterExchange(),
                                 service.serviceName(),
                                 () -> pause(queue),
-                                this::reopenSoon));
+                                this::reopenSoon,
+                                brokerConfig.maxMessageBytes()));
                 slots[i] = channel;
                 resolved(queue, "Consumer of " + queue + " running");
             } catch (IOException | RuntimeException e) {
