@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,6 +94,26 @@ final class ConsumerTables {
                 }
             }
             return rows;
+        }
+    }
+
+    /** An inbox row of an envelope that first failed this long ago and is still in progress, awaiting its retry. */
+    void seedInProgress(String queue, UUID envelopeId, Duration failedAgo) throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement("INSERT INTO " + schema + ".event_inbox (consumer_queue, "
+                        + "envelope_id, source_service, event_type, received_at, attempts, last_error) "
+                        + "VALUES (?, ?, 'orders', 'order.placed', now() - make_interval(secs => ?), 1, 'seeded')")) {
+            bind(s, queue, envelopeId, (double) failedAgo.toSeconds());
+            s.executeUpdate();
+        }
+    }
+
+    void deleteInbox(String queue, UUID envelopeId) throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement(
+                        "DELETE FROM " + schema + ".event_inbox WHERE consumer_queue = ? AND envelope_id = ?")) {
+            bind(s, queue, envelopeId);
+            s.executeUpdate();
         }
     }
 

@@ -181,6 +181,29 @@ class ShipmentsConsumerIT {
                 .isEqualTo(deadLettered + 1);
     }
 
+    /**
+     * A retry copy lost on its way back (a classic delay queue dead-letters back at most once: a consumer queue
+     * missing at that moment drops it) leaves its inbox row in progress for good. The gauge counts such rows
+     * once the whole retry schedule and the grace have passed since the first failure, never a retry still due.
+     */
+    @Test
+    void anEnvelopeStillInProgressLongAfterItsRetriesWereDueIsCountedStale() throws Exception {
+        double before = Http.metric(server, "durability_inbox_stale_in_progress", QUEUE_LABEL);
+        UUID lost = UUID.randomUUID();
+        UUID waiting = UUID.randomUUID();
+        tables.seedInProgress(QUEUE, lost, Duration.ofHours(1));
+        tables.seedInProgress(QUEUE, waiting, Duration.ofSeconds(5));
+        try {
+            // The gauge is cached for 5 s.
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> Http.metric(server, "durability_inbox_stale_in_progress", QUEUE_LABEL) == before + 1);
+        } finally {
+            tables.deleteInbox(QUEUE, lost);
+            tables.deleteInbox(QUEUE, waiting);
+        }
+    }
+
     @Test
     void aPermanentFailureIsDeadLetteredAtOnceWithTheApplicationToken() throws Exception {
         EventEnvelope broken = EventEnvelope.builder("order.placed", "orders")
