@@ -369,7 +369,8 @@ class InboxListenerIT {
                 brokerConfig.deadLetterExchange(),
                 "inbox-it",
                 pause,
-                reopen);
+                reopen,
+                brokerConfig.maxMessageBytes());
     }
 
     private void closeConsumers() {

@@ -3,6 +3,7 @@ package dev.durability.incontainer;
 import com.fasterxml.uuid.Generators;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
+import dev.durability.broker.control.TopologyRefused;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.control.DeadLetterWrapper;
@@ -117,7 +118,7 @@ final class LibraryDeployment {
                         RetryPolicy.class,
                         RetryPolicy.Next.class,
                         QueueTopology.class,
-                        QueueTopology.TopologyRefused.class,
+                        TopologyRefused.class,
                         ConfirmedSend.class,
                         InboxMetrics.class,
                         BrokerConfig.class,

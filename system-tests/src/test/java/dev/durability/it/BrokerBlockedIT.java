@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durability.envelope.EventEnvelope;
+import java.net.URI;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -11,10 +13,11 @@ import org.junit.jupiter.api.Test;
 /**
  * A broker resource alarm (here: memory) blocks publishers. Nothing staged meanwhile is claimed,
  * published, lost or stuck: the drain sees the alarm before it claims, so no row even counts an
- * attempt, and when the alarm clears every event arrives.
+ * attempt, the server stays ready, and when the alarm clears every event arrives.
  */
 class BrokerBlockedIT {
     private final OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+    private final URI server = Coordinates.mainServer();
 
     @Test
     void eventsStagedWhileTheBrokerBlocksPublishersArriveWhenTheAlarmClears() throws Exception {
@@ -25,8 +28,18 @@ class BrokerBlockedIT {
             Rabbitmq.setMemoryHighWatermark("0");
             try {
                 outbox.seed(envelopes);
-                // Several ticks, and longer than a batch caught by the alarm would need to time out (10 s).
-                Thread.sleep(12_000);
+                // Several ticks, and longer than a batch caught by the alarm would need to time out (10 s). The
+                // server stays ready throughout: the outbox absorbs the alarm, and a probe that failed on it would
+                // take every replica out of service at once.
+                long end = System.nanoTime() + Duration.ofSeconds(12).toNanos();
+                while (System.nanoTime() < end) {
+                    HttpResponse<String> ready = Http.get(server, "/health/ready");
+                    assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+                    Thread.sleep(500);
+                }
+                assertThat(Http.get(server, "/health/ready").body())
+                        .as("the probe reports the block it saw")
+                        .contains("\"blocked\"");
                 assertThat(queue.messages())
                         .as("nothing gets through a blocked broker")
                         .isEmpty();

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +37,9 @@ final class ConsumerTables {
             String xDeath,
             String occurrenceToken,
             OffsetDateTime occurredAt,
-            boolean quarantined) {}
+            boolean quarantined,
+            Long divergentOf,
+            boolean evidenceTruncated) {}
 
     long shipmentsForOrder(UUID orderId) throws SQLException {
         return count("demo_shipments", "order_id = ?", orderId);
@@ -66,8 +69,9 @@ final class ConsumerTables {
     List<DeadLetterRow> deadLetters(String where, Object... parameters) throws SQLException {
         try (Connection c = OutboxTable.connect();
                 PreparedStatement s = c.prepareStatement("SELECT id, envelope_id, original_queue, event_type, reason, "
-                        + "path, envelope::text, raw_bytes, x_death::text, occurrence_token, occurred_at, quarantined "
-                        + "FROM " + schema + ".dead_letter_audit WHERE " + where + " ORDER BY id")) {
+                        + "path, envelope::text, raw_bytes, x_death::text, occurrence_token, occurred_at, quarantined, "
+                        + "divergent_of, evidence_truncated FROM " + schema + ".dead_letter_audit WHERE " + where
+                        + " ORDER BY id")) {
             bind(s, parameters);
             List<DeadLetterRow> rows = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
@@ -84,10 +88,32 @@ final class ConsumerTables {
                             rs.getString(9),
                             rs.getString(10),
                             rs.getObject(11, OffsetDateTime.class),
-                            rs.getBoolean(12)));
+                            rs.getBoolean(12),
+                            rs.getObject(13, Long.class),
+                            rs.getBoolean(14)));
                 }
             }
             return rows;
+        }
+    }
+
+    /** An inbox row of an envelope that first failed this long ago and is still in progress, awaiting its retry. */
+    void seedInProgress(String queue, UUID envelopeId, Duration failedAgo) throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement("INSERT INTO " + schema + ".event_inbox (consumer_queue, "
+                        + "envelope_id, source_service, event_type, received_at, attempts, last_error) "
+                        + "VALUES (?, ?, 'orders', 'order.placed', now() - make_interval(secs => ?), 1, 'seeded')")) {
+            bind(s, queue, envelopeId, (double) failedAgo.toSeconds());
+            s.executeUpdate();
+        }
+    }
+
+    void deleteInbox(String queue, UUID envelopeId) throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement(
+                        "DELETE FROM " + schema + ".event_inbox WHERE consumer_queue = ? AND envelope_id = ?")) {
+            bind(s, queue, envelopeId);
+            s.executeUpdate();
         }
     }
 

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
@@ -138,6 +139,77 @@ class DeadLetterAuditIT {
         assertThat(rows.get(1).eventType()).isEqualTo("stock.other");
         assertThat(rows.get(1).reason())
                 .contains("divergent claim of occurrence token " + rows.get(0).occurrenceToken());
+        assertThat(rows.get(1).divergentOf()).isEqualTo(rows.get(0).id());
+    }
+
+    /**
+     * A divergent claim of a token is evidence of a divergent copy, not a failure: it neither counts nor raises
+     * the threshold event. The threshold fires again once the count fell under it and crosses again.
+     */
+    @Test
+    void aDivergentClaimDoesNotCountAndTheThresholdFiresAgainAfterTheCountFallsAndCrossesAgain() throws Exception {
+        String suffix = Long.toHexString(System.nanoTime());
+        String type = "diverging.a" + suffix;
+        String queue = "dlq-it.diverging." + suffix;
+        // Near the window's far edge (an hour by default): these ten leave the window 40 s from now.
+        Instant nearEdge = Instant.now().minus(Duration.ofHours(1)).plusSeconds(40);
+        List<EventEnvelope> first = new ArrayList<>();
+        try (Amqp amqp = new Amqp()) {
+            for (int i = 0; i < 10; i++) {
+                first.add(envelope(type));
+                deadLetter(amqp, queue, first.get(i), nearEdge);
+            }
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> tables.count("dead_letter_audit", "event_type = ?", type) == 10);
+
+            // The same token as the first of them (envelope id, queue, x-death), another payload: divergent.
+            EventEnvelope impostor = EventEnvelope.builder(type, "elsewhere")
+                    .payload(Json.createObjectBuilder().add("n", 2).build())
+                    .build();
+            String forged = new String(Amqp.bytes(impostor), StandardCharsets.UTF_8)
+                    .replace(impostor.id().toString(), first.get(0).id().toString());
+            amqp.publish(
+                    DLX,
+                    "dlq." + queue,
+                    Amqp.persistent(xDeath(queue, "rejected", 1, nearEdge)).build(),
+                    forged.getBytes(StandardCharsets.UTF_8));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> tables.count("dead_letter_audit", "event_type = ? AND divergent_of IS NOT NULL", type)
+                            == 1);
+            assertThat(thresholdEvents(type))
+                    .as("a divergent copy raises nothing")
+                    .isZero();
+
+            deadLetter(amqp, queue, envelope(type), Instant.now());
+            await().atMost(Duration.ofSeconds(30)).until(() -> thresholdEvents(type) == 1);
+            assertThat(thresholdEventsCounting(type, 11))
+                    .as("the eleventh real dead letter crossed, the divergent copy not counted")
+                    .isEqualTo(1);
+
+            // The first ten leave the window: one real dead letter is left in it. Nine more stay under the
+            // threshold; the tenth of them crosses it again.
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> Instant.now()
+                            .isAfter(nearEdge.plus(Duration.ofHours(1)).plusSeconds(2)));
+            for (int i = 0; i < 9; i++) {
+                deadLetter(amqp, queue, envelope(type), Instant.now());
+            }
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> tables.count("dead_letter_audit", "event_type = ?", type) == 21);
+            assertThat(thresholdEvents(type)).isEqualTo(1);
+            deadLetter(amqp, queue, envelope(type), Instant.now());
+            await().atMost(Duration.ofSeconds(30)).until(() -> thresholdEvents(type) == 2);
+        }
+        assertThat(thresholdEventsCounting(type, 11)).isEqualTo(2);
+    }
+
+    private long thresholdEventsCounting(String eventType, int deadLettersInWindow) throws Exception {
+        return outbox.count(
+                "event_type = 'dlq.threshold_exceeded' AND envelope->'payload'->>'event_type' = ? "
+                        + "AND (envelope->'payload'->>'dead_letters_in_window')::int = ?",
+                eventType,
+                deadLettersInWindow);
     }
 
     @Test

@@ -145,6 +145,42 @@ class DrainResilienceIT {
     }
 
     @Test
+    void aRowThatCannotBecomeAMessageFailsAloneWhileTheBatchesAroundItPublish() throws Exception {
+        String good = "alone.good_" + Long.toHexString(System.nanoTime());
+        try (EventQueue deliveries = new EventQueue(EXCHANGE, Map.of(), Map.of(), good)) {
+            // Three claims' worth (the shipped batch is 1,000): the drain sends the next claim while the one
+            // holding the bad row awaits its confirms, so a failure of the link's kind there would take both.
+            List<EventEnvelope> before = envelopes(good, 1_200);
+            EventEnvelope bad = envelopes(good, 1).get(0);
+            List<EventEnvelope> after = envelopes(good, 1_500);
+            // A time Instant reads but java.util.Date cannot hold: the AMQP timestamp cannot be built from it.
+            String farFuture =
+                    EnvelopeJson.write(bad).replace(bad.occurredAt().toString(), "+300000000-01-01T00:00:00Z");
+            List<EventEnvelope> rows = new ArrayList<>(before);
+            rows.add(bad);
+            rows.addAll(after);
+            // One transaction: the drain must find the bad row amid others, not alone in a claim.
+            outbox.seed(rows, Map.of(bad.id(), farFuture));
+            List<EventEnvelope> goodRows = new ArrayList<>(before);
+            goodRows.addAll(after);
+
+            deliveries.awaitArrivalOf(goodRows, POLL.plusSeconds(30));
+            await("every other row stamped published at its first attempt, the bad row failed")
+                    .atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> {
+                        assertThat(outbox.count("event_type = ? AND published_at IS NOT NULL AND attempts = 0", good))
+                                .isEqualTo(goodRows.size());
+                        assertThat(outbox.row(bad.id()).attempts()).isPositive();
+                    });
+            OutboxTable.Row row = outbox.row(bad.id());
+            assertThat(row.publishedAt()).isNull();
+            assertThat(row.lastError()).startsWith("unpublishable envelope:");
+            assertThat(row.claimedAt()).as("claim released at once").isNull();
+            assertThat(row.nextAttemptAt()).isAfter(row.lastAttemptAt());
+        }
+    }
+
+    @Test
     void aBacklogOfTheLargestEnvelopesOfSmallObjectsDrainsOnTheShippedHeap() throws Exception {
         String heavy = "heavy.drained_" + Long.toHexString(System.nanoTime());
         // Just under the 1 MiB envelope limit: 120,000 small objects, whose parsed tree would take ~30 MB each.

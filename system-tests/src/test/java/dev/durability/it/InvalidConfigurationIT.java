@@ -67,4 +67,43 @@ class InvalidConfigurationIT {
             }
         }
     }
+
+    /**
+     * An alternate exchange configured for an events exchange that exists without one: the broker refuses the
+     * declaration on every channel, so the start stops with its reason rather than passing it off as an
+     * unreachable broker while the server reports ready.
+     */
+    @Test
+    void anAlternateExchangeSetOnAnExistingEventsExchangeFailsTheDeploymentWithTheBrokersReason() throws Exception {
+        String exchange = "mismatch-it.events";
+        String alternate = "mismatch-it.unroutable";
+        try (Amqp amqp = new Amqp()) {
+            Channel channel = amqp.channel();
+            channel.exchangeDelete(exchange);
+            channel.exchangeDeclare(exchange, "topic", true);
+            try (LibertyServer server = LibertyServer.copyOfMain(
+                    "durability-badconfig",
+                    9192,
+                    Map.of(
+                            "DURABILITY_BROKER_EVENTS_EXCHANGE",
+                            exchange,
+                            "DURABILITY_BROKER_ALTERNATE_EXCHANGE",
+                            alternate))) {
+                server.start();
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ofMillis(500))
+                        .until(() -> server.messagesLog().contains("CWWKZ0002E")
+                                || server.messagesLog().contains("CWWKZ0001I"));
+                assertThat(server.messagesLog())
+                        .doesNotContain("CWWKZ0001I: Application durability started")
+                        .contains("CWWKZ0002E")
+                        .contains("RabbitMQ refused to declare the events exchange '" + exchange + "'")
+                        .contains("inequivalent arg 'alternate-exchange'");
+            } finally {
+                channel.exchangeDelete(exchange);
+                channel.exchangeDelete(alternate);
+                channel.queueDelete(alternate);
+            }
+        }
+    }
 }

@@ -29,6 +29,18 @@ final class Rabbitmq {
         rabbitmqctl("set_vm_memory_high_watermark", fraction);
     }
 
+    /** The largest message body the broker takes now ({@code max_message_size}). */
+    static long maxMessageSize() {
+        String answer = rabbitmqctl("eval", "rabbit_misc:get_env(rabbit, max_message_size, 134217728).")
+                .trim();
+        return Long.parseLong(answer);
+    }
+
+    /** Sets {@code max_message_size} for channels opened from now on (open ones keep the limit they started with). */
+    static void setMaxMessageSize(long bytes) {
+        rabbitmqctl("eval", "application:set_env(rabbit, max_message_size, " + bytes + ").");
+    }
+
     private static String rabbitmqctl(String... arguments) {
         List<String> line = new ArrayList<>(List.of("rabbitmqctl", "-q"));
         line.addAll(List.of(arguments));

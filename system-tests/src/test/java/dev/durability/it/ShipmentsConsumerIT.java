@@ -9,7 +9,10 @@ import jakarta.json.Json;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
@@ -139,6 +142,66 @@ class ShipmentsConsumerIT {
                                 .readObject())
                         .isEqualTo(Json.createReader(new java.io.StringReader(new String(noId, StandardCharsets.UTF_8)))
                                 .readObject()));
+    }
+
+    /**
+     * A foreign body under the broker's message size limit whose dead-letter wrapper (Base64, 4 bytes for 3)
+     * would be over it: sent whole, the broker would close the channel and the message would come back to fail
+     * again, forever. It is recorded once, with its first bytes as evidence and flagged truncated. The shared
+     * server states the broker's limit as 4 MiB (server.env); the broker is set to it for this test.
+     */
+    @Test
+    void aMessageWhoseDeadLetterWouldExceedTheBrokersSizeLimitIsRecordedOnceWithTruncatedEvidence() throws Exception {
+        byte[] noise = new byte[3 * 1024 * 1024 + 512 * 1024];
+        new Random().nextBytes(noise);
+        String digest =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(noise));
+        double deadLettered = Http.metric(server, "durability_inbox_dead_lettered_total", QUEUE_LABEL);
+        long limit = Rabbitmq.maxMessageSize();
+        Rabbitmq.setMaxMessageSize(4 * 1024 * 1024);
+        try (Amqp amqp = new Amqp()) {
+            amqp.toQueue(QUEUE, noise);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> !tables.deadLetters("original_queue = ? AND position(? in reason) > 0", QUEUE, digest)
+                            .isEmpty());
+        } finally {
+            Rabbitmq.setMaxMessageSize(limit);
+        }
+        ConsumerTables.DeadLetterRow row = tables.deadLetters(
+                        "original_queue = ? AND position(? in reason) > 0", QUEUE, digest)
+                .get(0);
+        assertThat(row.evidenceTruncated()).isTrue();
+        assertThat(row.rawBytes()).isEqualTo(Arrays.copyOf(noise, 65_536));
+        assertThat(row.reason())
+                .startsWith("evidence truncated: the original of " + noise.length + " bytes (sha-256 " + digest + ")")
+                .contains("malformed envelope");
+        assertThat(row.path()).isEqualTo("application");
+        assertThat(Http.metric(server, "durability_inbox_dead_lettered_total", QUEUE_LABEL))
+                .as("dead-lettered once, not redelivered to fail again")
+                .isEqualTo(deadLettered + 1);
+    }
+
+    /**
+     * A retry copy lost on its way back (a classic delay queue dead-letters back at most once: a consumer queue
+     * missing at that moment drops it) leaves its inbox row in progress for good. The gauge counts such rows
+     * once the whole retry schedule and the grace have passed since the first failure, never a retry still due.
+     */
+    @Test
+    void anEnvelopeStillInProgressLongAfterItsRetriesWereDueIsCountedStale() throws Exception {
+        double before = Http.metric(server, "durability_inbox_stale_in_progress", QUEUE_LABEL);
+        UUID lost = UUID.randomUUID();
+        UUID waiting = UUID.randomUUID();
+        tables.seedInProgress(QUEUE, lost, Duration.ofHours(1));
+        tables.seedInProgress(QUEUE, waiting, Duration.ofSeconds(5));
+        try {
+            // The gauge is cached for 5 s.
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> Http.metric(server, "durability_inbox_stale_in_progress", QUEUE_LABEL) == before + 1);
+        } finally {
+            tables.deleteInbox(QUEUE, lost);
+            tables.deleteInbox(QUEUE, waiting);
+        }
     }
 
     @Test

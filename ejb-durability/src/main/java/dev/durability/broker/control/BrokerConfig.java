@@ -19,6 +19,7 @@ public class BrokerConfig {
     static final String DEAD_LETTER_EXCHANGE = "durability.broker.dead-letter-exchange";
     static final String USERNAME = "durability.broker.username";
     static final String PASSWORD = "durability.broker.password";
+    static final String MAX_MESSAGE_BYTES = "durability.broker.max-message-bytes";
     private static final String EXCHANGE_NAME = "[A-Za-z0-9._:-]{1,255}";
 
     @Inject
@@ -61,6 +62,10 @@ public class BrokerConfig {
     @ConfigProperty(name = DEAD_LETTER_EXCHANGE)
     String deadLetterExchange;
 
+    @Inject
+    @ConfigProperty(name = MAX_MESSAGE_BYTES)
+    int maxMessageBytes;
+
     public void validate() {
         InvalidConfigurationException.check(!host.isBlank(), HOST, host, "must name a host");
         InvalidConfigurationException.checkRange(PORT, port, 1, 65535);
@@ -88,6 +93,8 @@ public class BrokerConfig {
                 deadLetterExchange,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.', other "
                         + "than the events and alternate exchanges");
+        // RabbitMQ's own bounds of max_message_size: at most 512 MiB; below 64 KiB no dead letter's evidence fits.
+        InvalidConfigurationException.checkRange(MAX_MESSAGE_BYTES, maxMessageBytes, 65_536, 536_870_912);
         // AMQP PLAIN carries both as short strings; a blank or control character is a typo, never a credential.
         InvalidConfigurationException.check(
                 printable(username), USERNAME, username, "must be 1-255 printable characters");
@@ -133,6 +140,15 @@ public class BrokerConfig {
     /** The topic exchange every consumer queue dead-letters into, under {@code dlq.<queue>}. */
     public String deadLetterExchange() {
         return deadLetterExchange;
+    }
+
+    /**
+     * The largest message body the broker takes (its {@code max_message_size}, or less): a larger one closes
+     * the channel it was sent on. What this service builds from a message it received (a dead-letter wrapper)
+     * is kept under it (docs/decisions/0058-oversized-dead-letters.md).
+     */
+    public int maxMessageBytes() {
+        return maxMessageBytes;
     }
 
     public int connectTimeoutMillis() {

@@ -124,23 +124,36 @@ public class BrokerConnection {
     /**
      * Declares the events exchange (durable topic) and, when configured, its alternate exchange with a
      * queue that keeps what it receives; idempotent, so every new publishing channel may call it. An
-     * existing exchange declared with other arguments fails this with the broker's PRECONDITION_FAILED.
+     * existing exchange or queue declared with other arguments (say an alternate exchange set on an exchange
+     * that exists without one) is refused by the broker: that is a {@link TopologyRefused} naming it and the
+     * broker's reason, which stops the application's start.
      */
     public void declareTopology(Channel channel) throws IOException {
         Optional<String> alternate = config.alternateExchange();
-        if (alternate.isPresent()) {
-            channel.exchangeDeclare(alternate.get(), BuiltinExchangeType.FANOUT, true);
-            channel.queueDeclare(alternate.get(), true, false, false, null);
-            channel.queueBind(alternate.get(), alternate.get(), "");
+        Map<String, Object> arguments = alternate
+                .<Map<String, Object>>map(name -> Map.of("alternate-exchange", name))
+                .orElse(null);
+        try {
+            if (alternate.isPresent()) {
+                channel.exchangeDeclare(alternate.get(), BuiltinExchangeType.FANOUT, true);
+                channel.queueDeclare(alternate.get(), true, false, false, null);
+                channel.queueBind(alternate.get(), alternate.get(), "");
+            }
+            channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true, false, arguments);
+        } catch (IOException e) {
+            String reason = TopologyRefused.preconditionFailed(e).orElseThrow(() -> e);
+            throw new TopologyRefused(
+                    "RabbitMQ refused to declare the events exchange '" + config.eventsExchange() + "'"
+                            + alternate
+                                    .map(name -> " with alternate exchange '" + name + "'")
+                                    .orElse("")
+                            + " (or the alternate exchange and its queue): " + reason
+                            + ". It exists with other arguments, which cannot change: unset "
+                            + BrokerConfig.ALTERNATE_EXCHANGE
+                            + " and give the existing exchange its alternate exchange "
+                            + "by a RabbitMQ policy, or delete the exchange so it is declared again",
+                    e);
         }
-        channel.exchangeDeclare(
-                config.eventsExchange(),
-                BuiltinExchangeType.TOPIC,
-                true,
-                false,
-                alternate
-                        .<Map<String, Object>>map(name -> Map.of("alternate-exchange", name))
-                        .orElse(null));
     }
 
     /** Why the broker currently blocks this connection's publishers, if it does. */

@@ -42,7 +42,7 @@ public class DeadLetterAudit {
     /** Records the occurrence once: a second claim of its token is a benign duplicate or a quarantined divergence. */
     public DeadLetterMetrics.Outcome record(IncomingDeadLetter letter) {
         lockEventType(letter);
-        List<RecordedRow> inserted = insert(letter, letter.occurrenceToken(), false);
+        List<RecordedRow> inserted = insert(letter, letter.occurrenceToken(), false, null);
         if (!inserted.isEmpty()) {
             crossThreshold(letter, inserted.get(0));
             return DeadLetterMetrics.Outcome.RECORDED;
@@ -75,8 +75,11 @@ public class DeadLetterAudit {
                 letter.content(),
                 letter.xDeathJson(),
                 null,
-                letter.occurredAt());
-        crossThreshold(divergent, insert(divergent, null, true).get(0));
+                letter.occurredAt(),
+                letter.evidenceTruncated());
+        // Evidence of a divergent copy of an occurrence already counted, not a new failure: it neither counts
+        // towards the threshold nor raises it (docs/decisions/0057-divergent-dead-letters-not-counted.md).
+        insert(divergent, null, true, stored.id());
         return DeadLetterMetrics.Outcome.QUARANTINED;
     }
 
@@ -84,7 +87,7 @@ public class DeadLetterAudit {
     public DeadLetterMetrics.Outcome quarantine(IncomingDeadLetter letter, String why) {
         IncomingDeadLetter raw = letter.quarantined(why);
         lockEventType(raw);
-        crossThreshold(raw, insert(raw, null, true).get(0));
+        crossThreshold(raw, insert(raw, null, true, null).get(0));
         return DeadLetterMetrics.Outcome.QUARANTINED;
     }
 
@@ -96,7 +99,7 @@ public class DeadLetterAudit {
         }
     }
 
-    private List<RecordedRow> insert(IncomingDeadLetter letter, String token, boolean quarantined) {
+    private List<RecordedRow> insert(IncomingDeadLetter letter, String token, boolean quarantined, Long divergentOf) {
         return em.createNamedQuery(DeadLetter.RECORD, RecordedRow.class)
                 .setParameter(
                         1,
@@ -117,6 +120,8 @@ public class DeadLetterAudit {
                                 : OffsetDateTime.ofInstant(letter.occurredAt(), ZoneOffset.UTC))
                 .setParameter(12, quarantined)
                 .setParameter(13, config.windowSeconds())
+                .setParameter(14, divergentOf)
+                .setParameter(15, letter.evidenceTruncated())
                 .getResultList();
     }
 

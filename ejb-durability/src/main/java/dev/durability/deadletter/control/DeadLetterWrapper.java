@@ -1,15 +1,21 @@
 package dev.durability.deadletter.control;
 
 import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.EventEnvelope;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * What the application path publishes to the dead-letter exchange: a versioned JSON wrapper around the
@@ -24,7 +30,8 @@ public record DeadLetterWrapper(
         String occurrenceToken,
         Instant deadLetteredAt,
         int attempts,
-        MessageContent original) {
+        MessageContent original,
+        boolean evidenceTruncated) {
 
     /** The AMQP header that marks a wrapper, with its version. */
     public static final String HEADER = "x-durability-dead-letter";
@@ -32,6 +39,61 @@ public record DeadLetterWrapper(
     public static final int VERSION = 1;
 
     private static final int MAX_REASON = 2000;
+
+    /** The most of an original a truncated wrapper keeps: enough to tell what it was. */
+    static final int EVIDENCE_BYTES = 65_536;
+
+    /** A wrapper of the whole original. */
+    public DeadLetterWrapper(
+            String reason,
+            String consumerQueue,
+            String producerService,
+            String occurrenceToken,
+            Instant deadLetteredAt,
+            int attempts,
+            MessageContent original) {
+        this(reason, consumerQueue, producerService, occurrenceToken, deadLetteredAt, attempts, original, false);
+    }
+
+    /**
+     * This wrapper, or, when its JSON would be larger than {@code maxBytes} (the broker's message size limit:
+     * a larger message closes the channel, so its original would be redelivered and fail again forever), one
+     * that keeps only the first bytes of the original as evidence, with its size and SHA-256 digest in the
+     * reason, flagged as truncated (docs/decisions/0058-oversized-dead-letters.md).
+     */
+    public DeadLetterWrapper within(int maxBytes, int wholeBytes) {
+        if (wholeBytes <= maxBytes) {
+            return this;
+        }
+        byte[] whole = original.bytes();
+        // Base64 makes 4 bytes of 3; half the limit leaves room for the reason and the other fields.
+        int kept = Math.min(whole.length, Math.min(EVIDENCE_BYTES, maxBytes / 2));
+        String note = "evidence truncated: the original of " + whole.length + " bytes (sha-256 " + sha256(whole)
+                + ") made a dead-letter wrapper of " + wholeBytes + " bytes, over the broker's message size limit of "
+                + maxBytes + " bytes; its first " + kept + " bytes are kept";
+        return new DeadLetterWrapper(
+                note + "; " + reason,
+                consumerQueue,
+                producerService,
+                occurrenceToken,
+                deadLetteredAt,
+                attempts,
+                new MessageContent(
+                        null,
+                        Arrays.copyOf(whole, kept),
+                        original.envelopeId(),
+                        original.eventType(),
+                        original.sourceService()),
+                true);
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
 
     public byte[] toJson() {
         JsonObjectBuilder json = EnvelopeJson.PROVIDER
@@ -52,6 +114,16 @@ public record DeadLetterWrapper(
         } else {
             json.add("envelope", JsonValue.NULL);
             json.add("raw_base64", Base64.getEncoder().encodeToString(original.raw()));
+        }
+        if (evidenceTruncated) {
+            // The envelope's facts read from the whole original, which the kept bytes alone no longer give.
+            json.add("evidence_truncated", true);
+            nullable(
+                    json,
+                    "envelope_id",
+                    original.envelopeId() == null ? null : original.envelopeId().toString());
+            nullable(json, "event_type", original.eventType());
+            nullable(json, "source_service", original.sourceService());
         }
         return json.build().toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -74,8 +146,16 @@ public record DeadLetterWrapper(
                 return Optional.empty();
             }
             MessageContent original;
+            boolean truncated = json.getBoolean("evidence_truncated", false);
             JsonValue envelope = json.get("envelope");
-            if (envelope != null && envelope.getValueType() != JsonValue.ValueType.NULL) {
+            if (truncated) {
+                original = new MessageContent(
+                        null,
+                        Base64.getDecoder().decode(json.getString("raw_base64")),
+                        uuid(json.getString("envelope_id", null)),
+                        eventType(json.getString("event_type", null)),
+                        json.getString("source_service", null));
+            } else if (envelope != null && envelope.getValueType() != JsonValue.ValueType.NULL) {
                 original = MessageContent.of(envelope.toString().getBytes(StandardCharsets.UTF_8));
             } else {
                 original = new MessageContent(
@@ -88,9 +168,26 @@ public record DeadLetterWrapper(
                     json.getString("occurrence_token", null),
                     instant(json.getString("dead_lettered_at", null)),
                     json.getInt("attempts", 0),
-                    original));
+                    original,
+                    truncated));
         } catch (RuntimeException unreadable) {
             return Optional.empty();
+        }
+    }
+
+    private static UUID uuid(String text) {
+        try {
+            return text == null ? null : UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static String eventType(String text) {
+        try {
+            return text == null ? null : EventEnvelope.checkEventType(text);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

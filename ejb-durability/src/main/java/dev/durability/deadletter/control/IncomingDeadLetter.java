@@ -27,9 +27,36 @@ public record IncomingDeadLetter(
         MessageContent content,
         String xDeathJson,
         String occurrenceToken,
-        Instant occurredAt) {
+        Instant occurredAt,
+        boolean evidenceTruncated) {
 
     private static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+
+    /** A dead letter whose content is its original, whole. */
+    public IncomingDeadLetter(
+            Path path,
+            UUID envelopeId,
+            String originalQueue,
+            String sourceService,
+            String eventType,
+            String reason,
+            MessageContent content,
+            String xDeathJson,
+            String occurrenceToken,
+            Instant occurredAt) {
+        this(
+                path,
+                envelopeId,
+                originalQueue,
+                sourceService,
+                eventType,
+                reason,
+                content,
+                xDeathJson,
+                occurrenceToken,
+                occurredAt,
+                false);
+    }
 
     /** Text from a message is evidence, kept bounded and free of the NUL PostgreSQL's text refuses. */
     public IncomingDeadLetter {
@@ -104,7 +131,8 @@ public record IncomingDeadLetter(
                         xDeathJson,
                         OccurrenceToken.validApplication(wrapper.occurrenceToken(), id, wrapper.consumerQueue())
                                 .orElse(null),
-                        plausible(wrapper.deadLetteredAt()));
+                        plausible(wrapper.deadLetteredAt()),
+                        wrapper.evidenceTruncated());
             }
         }
         MessageContent content = MessageContent.of(body);
@@ -136,7 +164,8 @@ public record IncomingDeadLetter(
                 content.asRaw(),
                 null,
                 null,
-                null);
+                null,
+                evidenceTruncated);
     }
 
     /** A dead letter whose reading failed: its bytes, where it was routed, and why. */

@@ -73,13 +73,14 @@ import java.util.UUID;
                         }))
 // Parameters: ?1 envelope id, ?2 original queue, ?3 source service, ?4 event type, ?5 reason, ?6 path,
 // ?7 envelope (JSON text), ?8 raw bytes, ?9 x-death (JSON text), ?10 token, ?11 occurred at,
-// ?12 quarantined, ?13 the threshold window in seconds. A token already taken inserts nothing and
-// returns no row.
+// ?12 quarantined, ?13 the threshold window in seconds, ?14 the row whose token a divergent claim claimed
+// (else null), ?15 whether the evidence is truncated. A token already taken inserts nothing and returns no row.
 @NamedNativeQuery(name = DeadLetter.RECORD, resultSetMapping = DeadLetter.RECORDED_ROW, query = """
         INSERT INTO dead_letter_audit (envelope_id, original_queue, source_service, event_type, reason, path,
-                                       envelope, raw_bytes, x_death, occurrence_token, occurred_at, quarantined)
+                                       envelope, raw_bytes, x_death, occurrence_token, occurred_at, quarantined,
+                                       divergent_of, evidence_truncated)
         VALUES (CAST(?1 AS uuid), ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), CAST(?8 AS bytea), CAST(?9 AS jsonb), ?10,
-                CAST(?11 AS timestamptz), ?12)
+                CAST(?11 AS timestamptz), ?12, CAST(?14 AS bigint), ?15)
         ON CONFLICT (occurrence_token) WHERE occurrence_token IS NOT NULL DO NOTHING
         RETURNING id,
                   LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
@@ -102,12 +103,14 @@ import java.util.UUID;
 @NamedNativeQuery(name = DeadLetter.LOCK_EVENT_TYPE, query = """
         SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended('durability.dlq-threshold.' || ?1, 0))) AS locked
         """)
-// Dead letters of event type ?1 inside the window of ?2 seconds, on the database clock.
+// Dead letters of event type ?1 inside the window of ?2 seconds, on the database clock; a divergent claim of a
+// token is evidence of a divergent copy, not a failure, and does not count.
 @NamedNativeQuery(name = DeadLetter.COUNT_IN_WINDOW, query = """
         SELECT count(*) FROM dead_letter_audit
         WHERE event_type = ?1
           AND LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
               > now() - make_interval(secs => CAST(?2 AS double precision))
+          AND divergent_of IS NULL
         """)
 // The admin pages' list, newest first: ?1 event type or null, ?2 original queue or null, ?3 'all',
 // 'untriaged', 'redriven' or 'known-bad' (the latest verdict), ?4 at most this many rows.

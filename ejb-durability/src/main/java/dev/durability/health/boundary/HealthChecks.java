@@ -15,6 +15,7 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -92,18 +93,34 @@ public class HealthChecks {
         };
     }
 
+    /**
+     * The broker is reachable. A broker that blocks publishers (a memory or disk alarm) is reachable: the
+     * outbox keeps what is staged meanwhile, and taking every replica out of service would turn an alarm into
+     * an outage. Its blocked publishing connection reads nothing, so no channel is opened on it then: the
+     * block the broker announced answers for it (docs/decisions/0035-health-probes.md).
+     */
     @Produces
     @Readiness
     HealthCheck broker() {
         return () -> {
+            Optional<String> blocked = broker.blockedReason();
+            if (blocked.isPresent()) {
+                return blocked(blocked.get());
+            }
             try (Channel channel = broker.openChannel()) {
-                var response = HealthCheckResponse.named("durability-broker").up();
-                broker.blockedReason().ifPresent(reason -> response.withData("blocked", reason));
-                return response.build();
+                return HealthCheckResponse.named("durability-broker").up().build();
             } catch (Exception e) {
-                return down("durability-broker", e);
+                // The alarm may have blocked the connection while the channel was opening on it.
+                return broker.blockedReason().map(HealthChecks::blocked).orElseGet(() -> down("durability-broker", e));
             }
         };
+    }
+
+    private static HealthCheckResponse blocked(String reason) {
+        return HealthCheckResponse.named("durability-broker")
+                .up()
+                .withData("blocked", reason)
+                .build();
     }
 
     private static HealthCheckResponse down(String check, Exception cause) {

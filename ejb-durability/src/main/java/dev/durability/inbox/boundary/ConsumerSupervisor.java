@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
+import dev.durability.broker.control.TopologyRefused;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.boundary.DeadLetterAudit;
 import dev.durability.deadletter.boundary.DeadLetterListener;
@@ -78,6 +79,13 @@ import org.eclipse.microprofile.metrics.Tag;
 public class ConsumerSupervisor {
     private static final Logger LOG = Logger.getLogger(ConsumerSupervisor.class.getName());
     private static final String DEAD_LETTERS = "(dead letters)";
+
+    /**
+     * How long past its whole retry schedule an envelope may stay in progress before it counts as stale: a retry
+     * copy waits behind the consumer queue's backlog, and a consumer pauses while the database or broker fails
+     * (docs/decisions/0055-stale-retries.md).
+     */
+    static final Duration STALE_GRACE = Duration.ofMinutes(10);
 
     @Resource
     TimerService timers;
@@ -165,11 +173,29 @@ public class ConsumerSupervisor {
                     depth,
                     ShortLivedValue::get,
                     new Tag("queue", consumer.queue()));
+            Duration staleAfter = config.retryPolicy(consumer).retrySchedule().plus(STALE_GRACE);
+            ShortLivedValue<Double> stale = new ShortLivedValue<>(
+                    () -> readStaleInProgress(consumer.queue(), staleAfter), Duration.ofSeconds(5), System::nanoTime);
+            registry.gauge(
+                    Metadata.builder()
+                            .withName("durability_inbox_stale_in_progress")
+                            .withDescription(
+                                    "Envelopes that failed in a consumer's queue and are neither processed nor "
+                                            + "dead-lettered although their whole retry schedule and "
+                                            + STALE_GRACE.toMinutes()
+                                            + " minutes have passed since the first failure: their retry "
+                                            + "copy was lost, or the consumer has not run since (NaN when the database is "
+                                            + "unreachable)")
+                            .withUnit(MetricUnits.NONE)
+                            .build(),
+                    stale,
+                    ShortLivedValue::get,
+                    new Tag("queue", consumer.queue()));
         });
         deadLetterMetrics.register();
         try {
             declareAll();
-        } catch (QueueTopology.TopologyRefused e) {
+        } catch (TopologyRefused e) {
             throw e;
         } catch (IOException | TimeoutException | RuntimeException e) {
             LOG.warning(() -> "RabbitMQ unreachable at start-up; consumers start once it is: " + e);
@@ -293,7 +319,8 @@ public class ConsumerSupervisor {
                                 brokerConfig.deadLetterExchange(),
                                 service.serviceName(),
                                 () -> pause(queue),
-                                this::reopenSoon));
+                                this::reopenSoon,
+                                brokerConfig.maxMessageBytes()));
                 slots[i] = channel;
                 resolved(queue, "Consumer of " + queue + " running");
             } catch (IOException | RuntimeException e) {
@@ -373,6 +400,14 @@ public class ConsumerSupervisor {
 
     private double readDeadLetterDepth() {
         return readDepth(deadLetters.queue());
+    }
+
+    private double readStaleInProgress(String queue, Duration staleAfter) {
+        try {
+            return transactions.staleInProgress(queue, staleAfter);
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     private double readDepth(String queue) {

@@ -50,6 +50,7 @@ public final class InboxListener extends DefaultConsumer {
     private final String serviceName;
     private final Runnable pause;
     private final Runnable reopen;
+    private final int maxMessageBytes;
 
     public InboxListener(
             Channel channel,
@@ -62,7 +63,8 @@ public final class InboxListener extends DefaultConsumer {
             String deadLetterExchange,
             String serviceName,
             Runnable pause,
-            Runnable reopen) {
+            Runnable reopen,
+            int maxMessageBytes) {
         super(channel);
         this.consumer = consumer;
         this.handler = handler;
@@ -74,6 +76,7 @@ public final class InboxListener extends DefaultConsumer {
         this.serviceName = serviceName;
         this.pause = pause;
         this.reopen = reopen;
+        this.maxMessageBytes = maxMessageBytes;
     }
 
     @Override
@@ -247,7 +250,18 @@ public final class InboxListener extends DefaultConsumer {
                 .timestamp(new java.util.Date())
                 .headers(headers)
                 .build();
-        send.send(deadLetterExchange, QueueTopology.deadLetterKey(consumer.queue()), properties, wrapper.toJson());
+        byte[] whole = wrapper.toJson();
+        DeadLetterWrapper sendable = wrapper.within(maxMessageBytes, whole.length);
+        byte[] body = whole;
+        if (sendable != wrapper) {
+            // A wrapper over the broker's limit would close the channel and return the original to the queue, to
+            // fail the same way again, forever: its dead letter is recorded with truncated evidence instead.
+            LOG.warning(() -> "Dead letter " + messageId + " from " + consumer.queue() + " is too large to forward "
+                    + "whole (a wrapper of " + whole.length + " bytes, over durability.broker.max-message-bytes = "
+                    + maxMessageBytes + "): recorded with truncated evidence");
+            body = sendable.toJson();
+        }
+        send.send(deadLetterExchange, QueueTopology.deadLetterKey(consumer.queue()), properties, body);
         metrics.deadLettered(consumer.queue());
     }
 

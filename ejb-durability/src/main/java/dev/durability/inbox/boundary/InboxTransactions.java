@@ -11,6 +11,7 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -125,6 +126,18 @@ public class InboxTransactions {
                     .executeUpdate();
         }
         return List.of(new Failure(next, state));
+    }
+
+    /**
+     * How many envelopes of this queue failed and are neither processed nor dead-lettered although their first
+     * failure is older than {@code staleAfter}: a retry copy that never came back (docs/decisions/0055-stale-retries.md).
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public long staleInProgress(String queue, Duration staleAfter) {
+        return em.createNamedQuery(InboxEntry.STALE_IN_PROGRESS, Long.class)
+                .setParameter(1, queue)
+                .setParameter(2, staleAfter.toSeconds())
+                .getSingleResult();
     }
 
     /** The failure as the inbox row and the dead letter show it: type and message, bounded, without NULs. */

@@ -1,11 +1,10 @@
 package dev.durability.inbox.control;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ShutdownSignalException;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
+import dev.durability.broker.control.TopologyRefused;
 import dev.durability.inbox.boundary.InboxConsumer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -102,26 +101,13 @@ public class QueueTopology {
         try {
             channel.queueDeclare(queue, true, false, false, arguments);
         } catch (IOException e) {
-            if (e.getCause() instanceof ShutdownSignalException signal
-                    && signal.getReason() instanceof AMQP.Channel.Close close
-                    && close.getReplyCode() == AMQP.PRECONDITION_FAILED) {
-                throw new TopologyRefused(
-                        "RabbitMQ refused to declare queue '" + queue + "' with the arguments "
-                                + new java.util.TreeMap<>(arguments) + " this service needs: " + close.getReplyText()
-                                + ". The queue exists with other arguments (an older version, another service, or a hand-made "
-                                + "queue): move its messages and delete it, or rename the consumer's queue",
-                        e);
-            }
-            throw e;
-        }
-    }
-
-    /** The broker refused a declaration because an existing queue or exchange differs: no retry can fix it. */
-    public static class TopologyRefused extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        TopologyRefused(String message, Throwable cause) {
-            super(message, cause);
+            String reason = TopologyRefused.preconditionFailed(e).orElseThrow(() -> e);
+            throw new TopologyRefused(
+                    "RabbitMQ refused to declare queue '" + queue + "' with the arguments "
+                            + new java.util.TreeMap<>(arguments) + " this service needs: " + reason
+                            + ". The queue exists with other arguments (an older version, another service, or a hand-made "
+                            + "queue): move its messages and delete it, or rename the consumer's queue",
+                    e);
         }
     }
 }

@@ -32,6 +32,15 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         return Duration.ofMillis(Math.min(millis, maxBackoff.toMillis()));
     }
 
+    /** The waits of every retry together: how long after its first failure an envelope is at the latest dead-lettered. */
+    public Duration retrySchedule() {
+        Duration total = Duration.ZERO;
+        for (int attempt = 1; attempt < maxAttempts; attempt++) {
+            total = total.plus(delayAfter(attempt));
+        }
+        return total;
+    }
+
     /**
      * The delay queue for waits of this length. Named by the delay, so a changed backoff declares new
      * queues instead of clashing with the arguments of existing ones.

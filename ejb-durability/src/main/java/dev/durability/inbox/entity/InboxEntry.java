@@ -107,8 +107,17 @@ import java.util.UUID;
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid) AND processed_at IS NULL
           AND dead_lettered_at IS NULL
         """)
+// Envelopes of queue ?1 that failed and are still in progress (neither processed nor dead-lettered) though their
+// first failure is older than ?2 seconds, the whole retry schedule and a grace: their retry copy is most likely
+// lost (a range of the unprocessed index).
+@NamedNativeQuery(name = InboxEntry.STALE_IN_PROGRESS, query = """
+        SELECT count(*) FROM event_inbox
+         WHERE consumer_queue = ?1 AND processed_at IS NULL AND dead_lettered_at IS NULL
+           AND received_at < now() - make_interval(secs => CAST(?2 AS double precision))
+        """)
 public class InboxEntry {
     public static final String LAST_DAY = "InboxEntry.lastDay";
+    public static final String STALE_IN_PROGRESS = "InboxEntry.staleInProgress";
     static final String QUEUE_STATS = "InboxEntry.queueStats";
     public static final String STATE = "InboxEntry.state";
     public static final String BEGIN = "InboxEntry.begin";

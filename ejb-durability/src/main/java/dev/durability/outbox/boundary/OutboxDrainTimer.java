@@ -1,6 +1,8 @@
 package dev.durability.outbox.boundary;
 
+import com.rabbitmq.client.Channel;
 import dev.durability.broker.control.BrokerConnection;
+import dev.durability.broker.control.TopologyRefused;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.outbox.control.BoundedRetries;
 import dev.durability.outbox.control.BrokerReadiness;
@@ -32,6 +34,7 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.UserTransaction;
+import java.io.IOException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -41,6 +44,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -130,12 +134,30 @@ public class OutboxDrainTimer {
 
     @PostConstruct
     void schedule() {
+        declareTopology();
         long interval = config.pollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("durability-outbox-drain", false));
         if (config.listenNotify()) {
             OutboxDrainTimer self = context.getBusinessObject(OutboxDrainTimer.class);
             notifications = new StagingNotifications(dataSource, service.schema(), service.instanceName(), self::wake);
             threads.newThread(notifications).start();
+        }
+    }
+
+    /**
+     * Declares the events exchange now, whether or not this server consumes: an exchange that exists with
+     * other arguments stops the start with the broker's reason ({@link TopologyRefused}) rather than failing
+     * every later publish as if the broker were unreachable. A broker that cannot be reached is the drain's
+     * to retry, not a reason to refuse the start.
+     */
+    private void declareTopology() {
+        try (Channel channel = broker.openChannel()) {
+            broker.declareTopology(channel);
+        } catch (TopologyRefused e) {
+            throw e;
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            LOG.warning(
+                    () -> "RabbitMQ unreachable at start-up; the drain declares the events exchange once it is: " + e);
         }
     }
 

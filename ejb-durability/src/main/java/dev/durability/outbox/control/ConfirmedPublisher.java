@@ -237,18 +237,22 @@ public class ConfirmedPublisher {
      */
     public Sent send(Claim claim) {
         Map<UUID, PublishOutcome> decided = new LinkedHashMap<>();
-        // A list, not a map keyed by the row: a row's hash would be computed over its whole envelope.
-        List<Map.Entry<ClaimedRow, EnvelopeHeaders>> sendable = new ArrayList<>(claim.size());
+        // Every message is built before the first is written, so a row whose data cannot become a message fails
+        // alone (rejected, with its backoff and error) instead of stopping the batch as a link failure would and
+        // dropping the channel another batch is in flight on (docs/decisions/0014-drain-loop-rules.md).
+        List<Message> sendable = new ArrayList<>(claim.size());
         for (ClaimedRow row : claim.rows()) {
             try {
-                sendable.add(Map.entry(row, EnvelopeHeaders.read(row.envelope())));
+                sendable.add(Message.of(row));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
                 decided.put(row.id(), PublishOutcome.rejected(row.id(), "invalid envelope: " + e.getMessage()));
+            } catch (RuntimeException e) {
+                decided.put(row.id(), PublishOutcome.rejected(row.id(), "unpublishable envelope: " + describe(e)));
             }
         }
-        List<UUID> ids = sendable.stream().map(message -> message.getKey().id()).toList();
+        List<UUID> ids = sendable.stream().map(Message::id).toList();
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
         if (ids.isEmpty() || confirming == null || !confirming.isOpen()) {
@@ -272,7 +276,7 @@ public class ConfirmedPublisher {
         confirming.addShutdownListener(closed);
         int sent = 0;
         try {
-            for (Map.Entry<ClaimedRow, EnvelopeHeaders> message : sendable) {
+            for (Message message : sendable) {
                 Optional<String> blocked = broker.blockedReason();
                 if (blocked.isPresent()) {
                     // The broker stopped reading: writing more would only block this thread, and what was not
@@ -280,17 +284,15 @@ public class ConfirmedPublisher {
                     confirms.holdUnsent(ids.subList(sent, ids.size()), "broker blocked publishing: " + blocked.get());
                     break;
                 }
-                EnvelopeHeaders headers = message.getValue();
-                byte[] body = message.getKey().envelope().getBytes(StandardCharsets.UTF_8);
                 long sequence = confirming.getNextPublishSeqNo();
-                confirms.sending(sequence, message.getKey().id());
+                confirms.sending(sequence, message.id());
                 try {
                     confirming.basicPublish(
                             brokerConfig.eventsExchange(),
-                            headers.eventType(),
+                            message.routingKey(),
                             true,
-                            properties(headers, message.getKey().publication()),
-                            body);
+                            message.properties(),
+                            message.body());
                 } catch (IOException | RuntimeException e) {
                     if (confirming.getNextPublishSeqNo() == sequence) {
                         confirms.notSent(sequence); // refused before it took a sequence number
@@ -309,6 +311,25 @@ public class ConfirmedPublisher {
             watchdog.cancel(false);
         }
         return new Sent(claim, decided, confirms, confirming, ids, deadline, returns, closed);
+    }
+
+    /**
+     * One row as the message it becomes, built before anything of its batch is written. The body is encoded
+     * only as it is written: a batch's envelopes are held once, as the claim's text, not twice.
+     */
+    private record Message(ClaimedRow row, String routingKey, AMQP.BasicProperties properties) {
+        static Message of(ClaimedRow row) {
+            EnvelopeHeaders headers = EnvelopeHeaders.read(row.envelope());
+            return new Message(row, headers.eventType(), ConfirmedPublisher.properties(headers, row.publication()));
+        }
+
+        UUID id() {
+            return row.id();
+        }
+
+        byte[] body() {
+            return row.envelope().getBytes(StandardCharsets.UTF_8);
+        }
     }
 
     /**

@@ -22,6 +22,7 @@ class BrokerConfigTest {
         config.eventsExchange = "durability.events";
         config.alternateExchange = Optional.empty();
         config.deadLetterExchange = "durability.dead-letters";
+        config.maxMessageBytes = 16_777_216;
         return config;
     }
 
@@ -38,6 +39,15 @@ class BrokerConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.broker.heartbeat-seconds")
                 .hasMessageContaining("'0'");
+    }
+
+    @Test
+    void aMessageSizeLimitTooSmallForAnyDeadLettersEvidenceIsRefused() {
+        BrokerConfig config = defaults();
+        config.maxMessageBytes = 65_535;
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.broker.max-message-bytes");
     }
 
     @Test

@@ -146,6 +146,34 @@ class IncomingDeadLetterTest {
                 .isEqualTo(noise);
     }
 
+    @Test
+    void aWrapperOverTheSizeLimitKeepsTheFirstBytesTheEnvelopesFactsAndItsTokenFlaggedTruncated() {
+        // An envelope whose payload is 200 KiB of text: its wrapper is over a limit of 128 KiB.
+        String big = ENVELOPE.replace("\"payload\":{}", "\"payload\":{\"text\":\"" + "x".repeat(200 * 1024) + "\"}");
+        DeadLetterWrapper whole = new DeadLetterWrapper(
+                "why", "shipments", "orders", "dlxcap:" + ID + ":shipments:1", TIME, 5, MessageContent.of(bytes(big)));
+        byte[] json = whole.toJson();
+        assertThat(whole.within(json.length, json.length)).isSameAs(whole);
+
+        DeadLetterWrapper truncated = whole.within(128 * 1024, json.length);
+        byte[] sent = truncated.toJson();
+        assertThat(sent.length).isLessThanOrEqualTo(128 * 1024);
+        Map<String, Object> headers = new HashMap<>();
+        headers.put(DeadLetterWrapper.HEADER, DeadLetterWrapper.VERSION);
+        IncomingDeadLetter letter = IncomingDeadLetter.read(
+                "dlq.shipments",
+                new AMQP.BasicProperties.Builder().headers(headers).build(),
+                sent);
+        assertThat(letter.evidenceTruncated()).isTrue();
+        assertThat(letter.content().raw()).isEqualTo(java.util.Arrays.copyOf(bytes(big), 64 * 1024));
+        assertThat(letter.envelopeId()).isEqualTo(ID);
+        assertThat(letter.eventType()).isEqualTo("order.placed");
+        assertThat(letter.occurrenceToken()).isEqualTo("dlxcap:" + ID + ":shipments:1");
+        assertThat(letter.reason())
+                .startsWith("evidence truncated: the original of " + bytes(big).length + " bytes (sha-256 ")
+                .endsWith("; why");
+    }
+
     private static IncomingDeadLetter read(String routingKey, Map<String, Object> headers, String body) {
         return IncomingDeadLetter.read(
                 routingKey, new AMQP.BasicProperties.Builder().headers(headers).build(), bytes(body));

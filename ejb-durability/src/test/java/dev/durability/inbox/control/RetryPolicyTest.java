@@ -18,6 +18,14 @@ class RetryPolicyTest {
     }
 
     @Test
+    void theRetryScheduleIsTheSumOfTheWaitsBetweenAttempts() {
+        // Five attempts, four waits: 1 + 2 + 4 + 5 s.
+        assertThat(policy.retrySchedule()).isEqualTo(Duration.ofSeconds(12));
+        assertThat(new RetryPolicy(1, Duration.ofSeconds(1), Duration.ofSeconds(5)).retrySchedule())
+                .isZero();
+    }
+
+    @Test
     void transientFailuresAreRetriedUntilTheLastAttemptAndPermanentOnesNever() {
         assertThat(policy.afterFailure(1, false)).isEqualTo(RetryPolicy.Next.RETRY);
         assertThat(policy.afterFailure(4, false)).isEqualTo(RetryPolicy.Next.RETRY);
