@@ -3,6 +3,7 @@ package dev.durability.idempotency.control;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -11,6 +12,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
 import java.nio.charset.Charset;
@@ -30,6 +32,7 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     private final byte[] fingerprint;
     private Map<String, String[]> parameters;
     private ServletResponse response;
+    private RecordingResponse recording;
 
     /** The body was longer than the cap: the filter stopped reading at the cap's first byte past it. */
     public static final class TooLarge extends Exception {
@@ -70,15 +73,37 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     }
 
     /** The response the handler writes to, so that an asynchronous handler writes through it too. */
-    public void respondThrough(ServletResponse response) {
+    public void respondThrough(RecordingResponse response) {
         this.response = response;
+        this.recording = response;
     }
 
     // The no-argument form would hand an asynchronous handler the original request (its body already read)
-    // and response (not recorded).
+    // and response (not recorded). An asynchronous handler goes on beyond the filter's transaction, so its
+    // answer is passed through as it is written, not held for that transaction's commit.
     @Override
     public AsyncContext startAsync() {
-        return response == null ? super.startAsync() : getRequest().startAsync(this, response);
+        if (response == null) {
+            return super.startAsync();
+        }
+        passThrough();
+        return getRequest().startAsync(this, response);
+    }
+
+    @Override
+    public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
+        passThrough();
+        return super.startAsync(request, response);
+    }
+
+    private void passThrough() {
+        if (recording != null) {
+            try {
+                recording.passThrough();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     @Override
