@@ -91,7 +91,7 @@ class IdempotencyFilterIT {
                             .collect(Collectors.joining("\n"))
                     + "\ndurability.idempotency.claim-timeout-ms=" + CLAIM_TIMEOUT_MS
                     + "\ndurability.idempotency.transaction-timeout-seconds=" + TRANSACTION_TIMEOUT_S
-                    + "\ndurability.idempotency.required-paths=/secured/required/*\n";
+                    + "\ndurability.idempotency.required-paths=/secured/required/*,/open/required/*\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -336,6 +336,53 @@ class IdempotencyFilterIT {
         }
         assertThat(runs("")).as("the handler never ran without a key").isZero();
         assertThat(with.statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void aPathThatRequiresAKeyRefusesAnAnonymousRequestWithoutOneAndKeysOneWithIt() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> without = post("open/required/echo", null, null);
+        HttpResponse<String> first = post("open/required/echo", key, null);
+        HttpResponse<String> retry = post("open/required/echo", key, null);
+
+        assertThat(without.statusCode()).isEqualTo(400);
+        assertThat(Http.json(without).getString("type"))
+                .isEqualTo("https://durability.dev/problems/idempotency-key-missing");
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(runs(key)).as("the keyed anonymous request ran once").isEqualTo(1);
+    }
+
+    @Test
+    void aKeyedMultipartFormReachesTheHandlerWholeAndIsReplayed() {
+        String key = UUID.randomUUID().toString();
+        String boundary = "probe-" + UUID.randomUUID();
+        String form = "--" + boundary + "\r\n"
+                + "Content-Disposition: form-data; name=\"note\"\r\n\r\n"
+                + "hello\r\n"
+                + "--" + boundary + "\r\n"
+                + "Content-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\n"
+                + "Content-Type: text/plain\r\n\r\n"
+                + "line one\r\nline two\r\n"
+                + "--" + boundary + "--\r\n";
+        HttpRequest request = HttpRequest.newBuilder(probe.resolve("secured/multipart"))
+                .timeout(Duration.ofSeconds(60))
+                .header("Idempotency-Key", key)
+                .header("Authorization", Http.basic(Http.USER))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofString(form))
+                .build();
+
+        HttpResponse<String> first = send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> replay = send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(first.body()).isEqualTo("run 1; note=hello; note[null]=hello; doc[a.txt]=line one\r\nline two");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(runs(key)).isEqualTo(1);
     }
 
     private HttpResponse<String> post(String path, String key, String user) {

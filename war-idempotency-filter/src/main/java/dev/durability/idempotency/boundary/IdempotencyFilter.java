@@ -84,18 +84,25 @@ public class IdempotencyFilter extends HttpFilter {
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
+        if (!config.keys(request.getMethod())) {
+            chain.doFilter(request, response);
+            return;
+        }
+        // As the container resolved it (decoded, without path parameters or empty segments), so that no
+        // spelling of a URI that reaches the same handler escapes a required key or shares no record.
+        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        boolean required = config.requiresKey(path);
         Principal principal = request.getUserPrincipal();
-        if (!config.keys(request.getMethod()) || (principal == null && !config.keysAnonymousRequests())) {
+        // A path that requires a key keys every request to it, an anonymous one too (under the anonymous
+        // scope): docs/decisions/0053-failed-keys-take-a-new-body.md.
+        if (principal == null && !config.keysAnonymousRequests() && !required) {
             chain.doFilter(request, response);
             return;
         }
         IdempotencyProblems problems = new IdempotencyProblems(config.policyUrl());
-        // As the container resolved it (decoded, without path parameters or empty segments), so that no
-        // spelling of a URI that reaches the same handler escapes a required key or shares no record.
-        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
         List<String> lines = Collections.list(request.getHeaders(IdempotencyKey.HEADER));
         if (lines.isEmpty()) {
-            if (config.requiresKey(path)) {
+            if (required) {
                 metrics.refused(IdempotencyMetrics.Refusal.MISSING_KEY);
                 problems.missingKey(response);
             } else {

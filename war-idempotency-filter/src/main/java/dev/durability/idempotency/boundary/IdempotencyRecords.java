@@ -34,8 +34,9 @@ import javax.sql.DataSource;
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class IdempotencyRecords {
-    // A claim takes the row when it is new, expired, failed or abandoned (its claim ran out), the last two only
-    // for the same body; otherwise the row stays as it is and no row comes back.
+    // A claim takes the row when it is new, expired, failed or abandoned (its claim ran out), for any body: a
+    // failed request and a lapsed one kept nothing of theirs (docs/decisions/0053-failed-keys-take-a-new-body.md);
+    // otherwise the row stays as it is and no row comes back.
     //
     // The claim commits without waiting for its WAL flush (synchronous_commit off for this one statement's
     // transaction, set by the statement itself: no extra round trip). Other sessions see it at once, as with any
@@ -66,8 +67,8 @@ public class IdempotencyRecords {
                 response_body = NULL,
                 body_omitted = false
             WHERE r.expires_at <= now()
-               OR (r.body_fingerprint = EXCLUDED.body_fingerprint
-                   AND (r.state = 'failed' OR (r.state = 'processing' AND r.claim_expires_at <= now())))
+               OR r.state = 'failed'
+               OR (r.state = 'processing' AND r.claim_expires_at <= now())
             RETURNING claim_generation
             """;
     private static final String FIND = """
@@ -125,23 +126,18 @@ public class IdempotencyRecords {
                         if (!row.next() || row.getBoolean("expired")) {
                             continue;
                         }
+                        Duration claimLeft = Duration.ofMillis(row.getLong("claim_left_ms"));
+                        String state = row.getString("state");
+                        if (state.equals("failed") || (state.equals("processing") && claimLeft.isZero())) {
+                            continue; // failed, or a claim that ran out since the insert: take it next round
+                        }
                         if (!row.getBoolean("same_body")) {
                             return new ClaimOutcome.BodyMismatch();
                         }
-                        Duration claimLeft = Duration.ofMillis(row.getLong("claim_left_ms"));
-                        switch (row.getString("state")) {
-                            case "succeeded" -> {
-                                return new ClaimOutcome.Completed(stored(row));
-                            }
-                            case "processing" -> {
-                                if (!claimLeft.isZero()) {
-                                    return new ClaimOutcome.InProgress(claimLeft);
-                                }
-                            }
-                            default -> {
-                                // failed, or a claim that ran out since the insert: take it next round
-                            }
+                        if (state.equals("succeeded")) {
+                            return new ClaimOutcome.Completed(stored(row));
                         }
+                        return new ClaimOutcome.InProgress(claimLeft);
                     }
                 }
             }
