@@ -44,6 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class IdempotencyFilterIT {
     private static final long CLAIM_TIMEOUT_MS = 3_000;
+    private static final long TRANSACTION_TIMEOUT_S = 10;
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -74,7 +75,10 @@ class IdempotencyFilterIT {
                         """));
     }
 
-    /** The library's idempotency defaults, with a short claim and one path that requires a key. */
+    /**
+     * The library's idempotency defaults, with a short claim and transaction timeout and one path that requires
+     * a key.
+     */
     private static String configuration() {
         try (InputStream defaults = InvalidConfigurationException.class
                 .getClassLoader()
@@ -83,9 +87,11 @@ class IdempotencyFilterIT {
             return library.lines()
                             .filter(line -> line.startsWith("durability.idempotency."))
                             .filter(line -> !line.startsWith("durability.idempotency.claim-timeout-ms="))
+                            .filter(line -> !line.startsWith("durability.idempotency.transaction-timeout-seconds="))
                             .collect(Collectors.joining("\n"))
                     + "\ndurability.idempotency.claim-timeout-ms=" + CLAIM_TIMEOUT_MS
-                    + "\ndurability.idempotency.required-paths=/secured/required/*\n";
+                    + "\ndurability.idempotency.transaction-timeout-seconds=" + TRANSACTION_TIMEOUT_S
+                    + "\ndurability.idempotency.required-paths=/secured/required/*,/open/required/*\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -180,7 +186,31 @@ class IdempotencyFilterIT {
     }
 
     @Test
-    void aHandlerOutlivingItsClaimLosesTheKeyToTheNextRequestAndItsLateFinalizeChangesNothing() throws Exception {
+    void aHandlerRunningPastTheClaimTimeoutKeepsItsKeyAndRunsOnce() throws Exception {
+        String key = UUID.randomUUID().toString();
+        CompletableFuture<HttpResponse<String>> first =
+                CompletableFuture.supplyAsync(() -> post("secured/held-first", key, Http.USER));
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs(key) == 1);
+
+        await("the first request runs past its first claim's term")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> runningFor("/secured/held-first", Duration.ofMillis(CLAIM_TIMEOUT_MS * 5 / 3)));
+        HttpResponse<String> retry = post("secured/held-first", key, Http.USER);
+        release(key);
+        HttpResponse<String> firstAnswer = first.get();
+        HttpResponse<String> replay = post("secured/held-first", key, Http.USER);
+
+        assertThat(retry.statusCode()).as(retry.body()).isEqualTo(409);
+        assertThat(retry.headers().firstValue("Retry-After")).isPresent();
+        assertThat(firstAnswer.statusCode()).isEqualTo(201);
+        assertThat(firstAnswer.body()).isEqualTo("run 1");
+        assertThat(replay.body()).isEqualTo("run 1");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerOutlivingTheTransactionTimeoutLosesTheKeyAndKeepsNothing() throws Exception {
         String key = UUID.randomUUID().toString();
         double fenced = Http.metricSum(Coordinates.mainServer(), "durability_idempotency_fenced_total");
         double conflicts = Http.metricSum(Coordinates.mainServer(), "durability_idempotency_conflicts_total");
@@ -189,8 +219,8 @@ class IdempotencyFilterIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> runs(key) == 1);
 
         HttpResponse<String> whileClaimed = post("secured/held-first", key, Http.USER);
-        await("the first request's claim ran out; it is still running")
-                .atMost(Duration.ofSeconds(30))
+        await("the first request's claim ran out after its transaction timeout; it is still running")
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> claimExpired("/secured/held-first"));
         HttpResponse<String> second = post("secured/held-first", key, Http.USER);
         release(key);
@@ -202,9 +232,10 @@ class IdempotencyFilterIT {
         assertThat(second.statusCode()).isEqualTo(201);
         assertThat(second.body()).isEqualTo("run 2");
         assertThat(firstAnswer.statusCode())
-                .as("the live caller still gets its answer")
-                .isEqualTo(201);
-        assertThat(firstAnswer.body()).isEqualTo("run 1");
+                .as("the late caller learns that nothing of its run was kept")
+                .isEqualTo(503);
+        assertThat(Http.json(firstAnswer).getString("type"))
+                .isEqualTo("https://durability.dev/problems/idempotency-not-committed");
         assertThat(replay.body())
                 .as("the record keeps the newer claim's answer")
                 .isEqualTo("run 2");
@@ -217,17 +248,17 @@ class IdempotencyFilterIT {
     }
 
     @Test
-    void anAnswerCommittedBeforeTheHandlerFailedIsNotRunAgainAndItsPartialBodyIsNeverReplayedAsWhole() {
+    void anAnswerWrittenBeforeTheHandlerFailedNeverReachesTheClientAndARetryRunsAgain() {
         String key = UUID.randomUUID().toString();
 
-        post("secured/commit-then-fail", key, Http.USER);
+        HttpResponse<String> first = post("secured/commit-then-fail", key, Http.USER);
         HttpResponse<String> retry = post("secured/commit-then-fail", key, Http.USER);
 
-        assertThat(retry.statusCode()).isEqualTo(201);
-        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
-        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAY_BODY)).contains("omitted");
-        assertThat(retry.body()).isEmpty();
-        assertThat(runs(key)).isEqualTo(1);
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.body()).doesNotContain("run 1 begins");
+        assertThat(retry.statusCode()).isEqualTo(500);
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED)).isEmpty();
+        assertThat(runs(key)).isEqualTo(2);
     }
 
     @Test
@@ -307,6 +338,53 @@ class IdempotencyFilterIT {
         assertThat(with.statusCode()).isEqualTo(201);
     }
 
+    @Test
+    void aPathThatRequiresAKeyRefusesAnAnonymousRequestWithoutOneAndKeysOneWithIt() {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<String> without = post("open/required/echo", null, null);
+        HttpResponse<String> first = post("open/required/echo", key, null);
+        HttpResponse<String> retry = post("open/required/echo", key, null);
+
+        assertThat(without.statusCode()).isEqualTo(400);
+        assertThat(Http.json(without).getString("type"))
+                .isEqualTo("https://durability.dev/problems/idempotency-key-missing");
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(runs(key)).as("the keyed anonymous request ran once").isEqualTo(1);
+    }
+
+    @Test
+    void aKeyedMultipartFormReachesTheHandlerWholeAndIsReplayed() {
+        String key = UUID.randomUUID().toString();
+        String boundary = "probe-" + UUID.randomUUID();
+        String form = "--" + boundary + "\r\n"
+                + "Content-Disposition: form-data; name=\"note\"\r\n\r\n"
+                + "hello\r\n"
+                + "--" + boundary + "\r\n"
+                + "Content-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\n"
+                + "Content-Type: text/plain\r\n\r\n"
+                + "line one\r\nline two\r\n"
+                + "--" + boundary + "--\r\n";
+        HttpRequest request = HttpRequest.newBuilder(probe.resolve("secured/multipart"))
+                .timeout(Duration.ofSeconds(60))
+                .header("Idempotency-Key", key)
+                .header("Authorization", Http.basic(Http.USER))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofString(form))
+                .build();
+
+        HttpResponse<String> first = send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> replay = send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(first.body()).isEqualTo("run 1; note=hello; note[null]=hello; doc[a.txt]=line one\r\nline two");
+        assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
     private HttpResponse<String> post(String path, String key, String user) {
         return send(request(path, key, user), HttpResponse.BodyHandlers.ofString());
     }
@@ -341,6 +419,20 @@ class IdempotencyFilterIT {
                         .GET()
                         .build(),
                 HttpResponse.BodyHandlers.discarding());
+    }
+
+    /** Whether the newest record of this path is still processing, claimed at least this long ago. */
+    private static boolean runningFor(String path, Duration time) throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                PreparedStatement s = c.prepareStatement("SELECT state = 'processing' AND claimed_at + ? * interval "
+                        + "'1 millisecond' < now() FROM " + Coordinates.mainSchema()
+                        + ".idempotency_responses WHERE path = ? ORDER BY created_at DESC LIMIT 1")) {
+            s.setLong(1, time.toMillis());
+            s.setString(2, path);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 
     /** Whether the newest record of this path is still processing under a claim that ran out. */

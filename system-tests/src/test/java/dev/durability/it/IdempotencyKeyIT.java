@@ -2,8 +2,10 @@ package dev.durability.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import jakarta.json.Json;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -155,6 +157,27 @@ class IdempotencyKeyIT {
     }
 
     @Test
+    void aRefusedRequestFixedAndRetriedWithItsKeyRunsAndIsThenRemembered() throws Exception {
+        String customer = customer();
+        String key = UUID.randomUUID().toString();
+        String broken = order(customer).replace("\"quantity\":2", "\"quantity\":0");
+
+        HttpResponse<String> refused = post("/api/orders", key, broken, Http.USER);
+        HttpResponse<String> fixed = post("/api/orders", key, order(customer), Http.USER);
+        HttpResponse<String> brokenAgain = post("/api/orders", key, broken, Http.USER);
+
+        assertThat(refused.statusCode()).isBetween(400, 499);
+        assertThat(Http.json(refused).getString("type")).doesNotStartWith(PROBLEMS + "idempotency-");
+        assertThat(fixed.statusCode()).as(fixed.body()).isEqualTo(201);
+        assertThat(fixed.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(brokenAgain.statusCode())
+                .as("once it succeeded, the key names the fixed request")
+                .isEqualTo(422);
+        assertThat(Http.json(brokenAgain).getString("type")).isEqualTo(PROBLEMS + "idempotency-key-reused");
+        assertThat(tables.count("demo_orders", "customer = ?", customer)).isEqualTo(1);
+    }
+
+    @Test
     void theSameKeyOnAnotherQueryStringOrFromAnotherUserIsAnotherRequest() throws Exception {
         String customer = customer();
         String key = UUID.randomUUID().toString();
@@ -246,8 +269,12 @@ class IdempotencyKeyIT {
             });
             String head = http.readHead();
             long sentWhenAnswered = sent.get();
+            String body = http.readBody(head);
 
             assertThat(RawHttp.status(head)).isEqualTo(413);
+            assertThat(head).containsIgnoringCase("Content-Type: application/problem+json");
+            assertThat(Json.createReader(new StringReader(body)).readObject().getString("type"))
+                    .isEqualTo(PROBLEMS + "idempotency-request-too-large");
             assertThat(sentWhenAnswered).as("bytes sent when the 413 arrived").isLessThan(total);
             writer.cancel(true);
         }

@@ -1,5 +1,7 @@
 package dev.durability.it;
 
+import jakarta.servlet.ServletException;
+import jakarta.servlet.annotation.MultipartConfig;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 @WebServlet(
         urlPatterns = {"/secured/*", "/open/*", "/runs", "/release"},
         asyncSupported = true)
+@MultipartConfig
 public class IdempotencyProbe extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
@@ -41,7 +44,12 @@ public class IdempotencyProbe extends HttpServlet {
     }
 
     @Override
-    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void doPost(HttpServletRequest request, HttpServletResponse response)
+            throws IOException, ServletException {
+        if (request.getPathInfo() != null && request.getPathInfo().endsWith("/multipart")) {
+            multipart(request, response);
+            return;
+        }
         request.getInputStream().readAllBytes();
         String key = request.getHeader("Idempotency-Key");
         int run = runs.computeIfAbsent(key == null ? "" : key, k -> new AtomicInteger())
@@ -99,6 +107,24 @@ public class IdempotencyProbe extends HttpServlet {
                 text(response, 201, "run " + run);
             }
         }
+    }
+
+    /** Answers what the handler sees of a multipart form: each part's name, file name and content, and a field. */
+    private void multipart(HttpServletRequest request, HttpServletResponse response)
+            throws IOException, ServletException {
+        String key = request.getHeader("Idempotency-Key");
+        int run = runs.computeIfAbsent(key == null ? "" : key, k -> new AtomicInteger())
+                .incrementAndGet();
+        StringBuilder seen = new StringBuilder("run " + run + "; note=" + request.getParameter("note"));
+        for (var part : request.getParts()) {
+            seen.append("; ")
+                    .append(part.getName())
+                    .append('[')
+                    .append(part.getSubmittedFileName())
+                    .append("]=")
+                    .append(new String(part.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+        text(response, 201, seen.toString());
     }
 
     /** A deterministic body of the given length (byte i is i mod 251), written in 64 KiB pieces. */

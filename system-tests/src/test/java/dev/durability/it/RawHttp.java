@@ -57,6 +57,16 @@ final class RawHttp implements AutoCloseable {
         return head.toString(StandardCharsets.ISO_8859_1);
     }
 
+    /** The body of a response whose head (just read) declares its {@code Content-Length}. */
+    String readBody(String head) throws IOException {
+        int length = head.lines()
+                .filter(line -> line.regionMatches(true, 0, "Content-Length:", 0, 15))
+                .map(line -> Integer.parseInt(line.substring(15).strip()))
+                .findFirst()
+                .orElseThrow(() -> new IOException("the response declares no Content-Length:\n" + head));
+        return new String(in().readNBytes(length), StandardCharsets.UTF_8);
+    }
+
     static int status(String head) {
         return Integer.parseInt(head.substring(9, 12));
     }

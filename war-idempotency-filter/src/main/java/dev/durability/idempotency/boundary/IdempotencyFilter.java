@@ -9,6 +9,8 @@ import dev.durability.idempotency.control.IdempotencyProblems;
 import dev.durability.idempotency.control.RecordingResponse;
 import dev.durability.idempotency.entity.ClaimOutcome;
 import dev.durability.idempotency.entity.StoredResponse;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.inject.Inject;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -19,20 +21,32 @@ import jakarta.servlet.annotation.WebFilter;
 import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.transaction.HeuristicMixedException;
+import jakarta.transaction.HeuristicRollbackException;
+import jakarta.transaction.NotSupportedException;
+import jakarta.transaction.RollbackException;
+import jakarta.transaction.Status;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.UserTransaction;
 import java.io.IOException;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Makes a keyed {@code POST} or {@code PATCH} safe to retry, across restarts and replicas
- * (docs/idempotency.md). The first request with a key claims it in a committed transaction and runs; a
- * duplicate while it runs gets 409 with {@code Retry-After}; a repeat after a 2xx gets that answer again,
- * marked {@code Idempotent-Replayed: true}, without the handler running; a repeat after any other answer runs
- * again. Anonymous requests and requests without a key pass through untouched, unless configured otherwise.
+ * (docs/idempotency.md). The first request with a key claims it in a committed transaction and runs, in a
+ * transaction of the filter's that the handler's effects join and its recorded answer commits with
+ * (docs/decisions/0051-answer-commits-with-effects.md), its claim renewed while it runs
+ * (docs/decisions/0052-claim-renewed-while-running.md); a duplicate while it runs gets 409 with
+ * {@code Retry-After}; a repeat after a 2xx gets that answer again, marked {@code Idempotent-Replayed: true},
+ * without the handler running; a repeat after any other answer runs again. Anonymous requests and requests
+ * without a key pass through untouched, unless configured otherwise.
  *
  * <p>Registered on every path of a WAR that holds it (in {@code WEB-INF/classes} or {@code WEB-INF/lib}); a
  * WAR that gets it from the EAR's {@code lib/} declares it in its {@code web.xml}.
@@ -49,6 +63,8 @@ public class IdempotencyFilter extends HttpFilter {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = Logger.getLogger(IdempotencyFilter.class.getName());
+    private static final int FINALIZE_ATTEMPTS = 3;
+    private static final Duration FINALIZE_BACKOFF = Duration.ofMillis(200);
 
     @Inject
     transient IdempotencyConfig config;
@@ -59,21 +75,34 @@ public class IdempotencyFilter extends HttpFilter {
     @Inject
     transient IdempotencyMetrics metrics;
 
+    @Resource(lookup = "java:comp/UserTransaction")
+    transient UserTransaction transaction;
+
+    @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
+    transient ManagedScheduledExecutorService scheduler;
+
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
+        if (!config.keys(request.getMethod())) {
+            chain.doFilter(request, response);
+            return;
+        }
+        // As the container resolved it (decoded, without path parameters or empty segments), so that no
+        // spelling of a URI that reaches the same handler escapes a required key or shares no record.
+        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        boolean required = config.requiresKey(path);
         Principal principal = request.getUserPrincipal();
-        if (!config.keys(request.getMethod()) || (principal == null && !config.keysAnonymousRequests())) {
+        // A path that requires a key keys every request to it, an anonymous one too (under the anonymous
+        // scope): docs/decisions/0053-failed-keys-take-a-new-body.md.
+        if (principal == null && !config.keysAnonymousRequests() && !required) {
             chain.doFilter(request, response);
             return;
         }
         IdempotencyProblems problems = new IdempotencyProblems(config.policyUrl());
-        // As the container resolved it (decoded, without path parameters or empty segments), so that no
-        // spelling of a URI that reaches the same handler escapes a required key or shares no record.
-        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
         List<String> lines = Collections.list(request.getHeaders(IdempotencyKey.HEADER));
         if (lines.isEmpty()) {
-            if (config.requiresKey(path)) {
+            if (required) {
                 metrics.refused(IdempotencyMetrics.Refusal.MISSING_KEY);
                 problems.missingKey(response);
             } else {
@@ -116,7 +145,7 @@ public class IdempotencyFilter extends HttpFilter {
         }
         if (outcome instanceof ClaimOutcome.Claimed claimed) {
             metrics.claimed();
-            run(buffered, response, chain, cacheKey, claimed.generation());
+            run(buffered, response, chain, cacheKey, claimed.generation(), path);
         } else if (outcome instanceof ClaimOutcome.InProgress inProgress) {
             metrics.conflict();
             problems.inProgress(response, inProgress.claimLeft());
@@ -130,57 +159,249 @@ public class IdempotencyFilter extends HttpFilter {
     }
 
     private void run(
-            BufferedRequest request, HttpServletResponse response, FilterChain chain, CacheKey key, long generation)
+            BufferedRequest request,
+            HttpServletResponse response,
+            FilterChain chain,
+            CacheKey key,
+            long generation,
+            String path)
             throws IOException, ServletException {
-        RecordingResponse recording = new RecordingResponse(response, config.maxResponseBytes());
+        ClaimRenewal renewal = ClaimRenewal.start(
+                scheduler, records, key, generation, config.claimTimeout(), config.transactionTimeout());
+        boolean joined = !config.ownTransaction(path);
+        RecordingResponse recording = new RecordingResponse(response, config.maxResponseBytes(), joined);
         request.respondThrough(recording);
+        if (joined) {
+            try {
+                begin();
+            } catch (NotSupportedException | SystemException e) {
+                renewal.stop();
+                LOG.log(Level.WARNING, "could not begin the idempotency transaction; answered 503", e);
+                recordSeparately(key, generation, 503);
+                new IdempotencyProblems(config.policyUrl()).unavailable(response);
+                return;
+            }
+        }
         Throwable failure = null;
         try {
             chain.doFilter(request, recording);
         } catch (IOException | ServletException | RuntimeException | Error e) {
             failure = e;
-            throw e;
-        } finally {
-            if (failure == null && request.isAsyncStarted()) {
-                request.getAsyncContext().addListener(new FinalizeOnCompletion(recording, key, generation));
-            } else {
-                recordOutcome(recording, key, generation, failure);
+        }
+        if (failure == null && request.isAsyncStarted()) {
+            // The handler goes on on another thread, beyond this transaction: what ran here commits, and the
+            // answer is recorded when the response completes, as for a handler with its own transactions.
+            if (joined) {
+                end();
             }
+            request.getAsyncContext().addListener(new FinalizeOnCompletion(recording, key, generation, renewal));
+            return;
+        }
+        renewal.stop();
+        if (joined) {
+            finishJoined(recording, response, key, generation, failure);
+        } else {
+            recordOutcome(recording, key, generation, failure);
+        }
+        rethrow(failure);
+    }
+
+    /**
+     * Records the outcome in the filter's transaction and commits it with the handler's effects, then lets the
+     * answer go. A 2xx answer that cannot commit (fenced by a newer claim, marked rollback-only, timed out, the
+     * commit failed) keeps neither: the caller gets 503 instead, or, when a body over the cap was already
+     * streaming, a connection cut short (docs/decisions/0051-answer-commits-with-effects.md).
+     */
+    private void finishJoined(
+            RecordingResponse recording, HttpServletResponse response, CacheKey key, long generation, Throwable failure)
+            throws IOException, ServletException {
+        recording.finish();
+        int status = recording.getStatus();
+        boolean succeeded = status >= 200 && status <= 299 && (failure == null || recording.answerSent());
+        if (!succeeded) {
+            // The handler's own answer stands; what it did commits with the failed mark unless it was marked
+            // for rollback or threw.
+            Commit commit = failure == null
+                    ? commitWith(() -> records.failWithin(key, generation, status))
+                    : Commit.NOT_COMMITTED;
+            if (commit != Commit.COMMITTED) {
+                rollback();
+            }
+            if (commit == Commit.NOT_COMMITTED) {
+                recordSeparately(key, generation, failure == null || recording.answerSent() ? status : 500);
+            }
+            if (failure == null) {
+                recording.release();
+            }
+            return;
+        }
+        StoredResponse stored = recording.stored(config::replays, failure != null);
+        Commit commit = commitWith(() -> records.succeedWithin(key, generation, stored));
+        if (commit == Commit.COMMITTED) {
+            if (stored.bodyOmitted()) {
+                metrics.sentinel();
+            }
+            recording.release();
+            return;
+        }
+        rollback();
+        metrics.rolledBack();
+        if (commit == Commit.NOT_COMMITTED) {
+            // A commit whose outcome is unknown may have committed: the failed mark changes only a row still
+            // processing, so a committed success stays and is replayed.
+            recordSeparately(key, generation, 503);
+        }
+        if (recording.answerSent()) {
+            throw new IOException("the keyed request's effects and answer could not be committed: its answer, "
+                    + "already streaming, is cut short");
+        }
+        recording.discard();
+        new IdempotencyProblems(config.policyUrl()).notCommitted(response);
+    }
+
+    private enum Commit {
+        COMMITTED,
+        /** A newer claim holds the key: it records the outcome. */
+        FENCED,
+        NOT_COMMITTED
+    }
+
+    /**
+     * Runs the fenced finalize in the filter's transaction and commits it with the handler's effects. Anything
+     * but {@link Commit#COMMITTED} leaves the transaction for the caller to roll back.
+     */
+    private Commit commitWith(Supplier<Boolean> finalize) {
+        try {
+            if (transaction.getStatus() != Status.STATUS_ACTIVE) {
+                LOG.warning("a keyed request's transaction was marked for rollback or timed out: nothing of it "
+                        + "was kept");
+                return Commit.NOT_COMMITTED;
+            }
+            boolean held;
+            try {
+                held = finalize.get();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "could not record a keyed request's outcome in its transaction", e);
+                return Commit.NOT_COMMITTED;
+            }
+            if (!held) {
+                metrics.fenced();
+                LOG.warning("a keyed request outlived its claim: a newer request holds the key, so this one's "
+                        + "effects were rolled back");
+                return Commit.FENCED;
+            }
+            transaction.commit();
+            return Commit.COMMITTED;
+        } catch (RollbackException | HeuristicMixedException | HeuristicRollbackException | SystemException e) {
+            LOG.log(Level.WARNING, "a keyed request's transaction did not commit", e);
+            return Commit.NOT_COMMITTED;
+        }
+    }
+
+    private void begin() throws NotSupportedException, SystemException {
+        transaction.setTransactionTimeout((int) config.transactionTimeout().toSeconds());
+        try {
+            transaction.begin();
+        } finally {
+            transaction.setTransactionTimeout(0); // the thread's next transaction gets the server's default
+        }
+    }
+
+    /** Commits what the handler did on the request's thread, or rolls it back when it was marked so. */
+    private void end() {
+        try {
+            if (transaction.getStatus() == Status.STATUS_ACTIVE) {
+                transaction.commit();
+            } else {
+                rollback();
+            }
+        } catch (RollbackException | HeuristicMixedException | HeuristicRollbackException | SystemException e) {
+            LOG.log(Level.WARNING, "the transaction of an asynchronous keyed request did not commit", e);
+        }
+    }
+
+    private void rollback() {
+        try {
+            if (transaction.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                transaction.rollback();
+            }
+        } catch (SystemException | IllegalStateException e) {
+            LOG.log(Level.WARNING, "could not roll back a keyed request's transaction", e);
+        }
+    }
+
+    private static void rethrow(Throwable failure) throws IOException, ServletException {
+        if (failure instanceof IOException e) {
+            throw e;
+        } else if (failure instanceof ServletException e) {
+            throw e;
+        } else if (failure instanceof RuntimeException e) {
+            throw e;
+        } else if (failure instanceof Error e) {
+            throw e;
         }
     }
 
     /**
-     * Once the handler answered 2xx its effects are committed: whatever happens to the body after that (over the
-     * cap, a failed write, the client gone) the record says succeeded, without the body if it was not kept whole.
-     * Anything else (another status, or a failure before the answer was committed) says failed: a retry runs again.
+     * For a handler that keeps its own transactions (or finished asynchronously): its effects committed or not
+     * on their own, and the record follows them. Once the handler answered 2xx its effects are committed:
+     * whatever happens to the body after that (over the cap, a failed write, the client gone) the record says
+     * succeeded, without the body if it was not kept whole. Anything else (another status, or a failure before
+     * the answer was committed) says failed: a retry runs again.
      */
     private void recordOutcome(RecordingResponse recording, CacheKey key, long generation, Throwable failure) {
         recording.finish();
         int status = recording.getStatus();
         boolean succeeded = status >= 200 && status <= 299 && (failure == null || recording.isCommitted());
-        try {
-            boolean held;
-            if (succeeded) {
-                StoredResponse stored = recording.stored(config::replays, failure != null);
-                held = records.succeed(key, generation, stored);
-                if (held && stored.bodyOmitted()) {
-                    metrics.sentinel();
+        if (!succeeded) {
+            recordSeparately(key, generation, failure == null || recording.isCommitted() ? status : 500);
+            return;
+        }
+        StoredResponse stored = recording.stored(config::replays, failure != null);
+        if (finalizeWithRetries(key, generation, status, () -> records.succeed(key, generation, stored))
+                && stored.bodyOmitted()) {
+            metrics.sentinel();
+        }
+    }
+
+    /** Marks the request failed in a statement of its own, so a retry runs again. */
+    private void recordSeparately(CacheKey key, long generation, int status) {
+        finalizeWithRetries(key, generation, status, () -> records.fail(key, generation, status));
+    }
+
+    /**
+     * A finalize in a statement of its own, tried a few times over about a second: a finalize that cannot be
+     * written leaves the claim to lapse, and a retry after that runs the handler again.
+     *
+     * @return whether the record holds the outcome
+     */
+    private boolean finalizeWithRetries(CacheKey key, long generation, int status, Supplier<Boolean> finalize) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                boolean held = finalize.get();
+                if (!held) {
+                    metrics.fenced();
+                    LOG.warning(() -> "a keyed request outlived its claim (generation " + generation + " of record "
+                            + key + "): a newer request holds the key, so this one's outcome was not recorded");
                 }
-            } else {
-                held = records.fail(key, generation, failure == null || recording.isCommitted() ? status : 500);
+                return held;
+            } catch (RuntimeException e) {
+                if (attempt >= FINALIZE_ATTEMPTS) {
+                    metrics.unrecorded();
+                    LOG.log(
+                            Level.SEVERE,
+                            "could not record the outcome of keyed request " + key + " (answered " + status
+                                    + "): a retry after its claim expires runs it again",
+                            e);
+                    return false;
+                }
+                try {
+                    Thread.sleep(FINALIZE_BACKOFF.toMillis() * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
             }
-            if (!held) {
-                metrics.fenced();
-                LOG.warning(() -> "a keyed request outlived its claim (generation " + generation + " of record " + key
-                        + "): a newer request holds the key, so this one's outcome was not recorded");
-            }
-        } catch (RuntimeException e) {
-            metrics.unrecorded();
-            LOG.log(
-                    Level.SEVERE,
-                    "could not record the outcome of keyed request " + key + " (answered " + status
-                            + "): a retry after its claim expires runs it again",
-                    e);
         }
     }
 
@@ -208,16 +429,19 @@ public class IdempotencyFilter extends HttpFilter {
         private final RecordingResponse recording;
         private final CacheKey key;
         private final long generation;
+        private final ClaimRenewal renewal;
         private Throwable failure;
 
-        FinalizeOnCompletion(RecordingResponse recording, CacheKey key, long generation) {
+        FinalizeOnCompletion(RecordingResponse recording, CacheKey key, long generation, ClaimRenewal renewal) {
             this.recording = recording;
             this.key = key;
             this.generation = generation;
+            this.renewal = renewal;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
+            renewal.stop();
             recordOutcome(recording, key, generation, failure);
         }
 

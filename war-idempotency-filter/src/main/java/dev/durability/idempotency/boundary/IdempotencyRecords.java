@@ -23,19 +23,20 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * Claims and finalizes {@code idempotency_responses} rows, each statement a transaction of its own
- * (autocommit, outside any container transaction): a claim is committed before the handler runs, so every
- * instance sees it, and a finalize never rides on the handler's transaction. Each change is one statement,
- * so it needs no transaction around it, and sparing the container's begin and commit round trips is what
- * keeps the filter's cost near the database's commit time. Plain JDBC on the library's data source: the
- * filter serves any WAR of the application, none of which need a persistence unit for it
- * (docs/decisions/0030-idempotency-records.md).
+ * Claims, renews and finalizes {@code idempotency_responses} rows. A claim and a renewal are each a transaction
+ * of their own (autocommit, outside any container transaction): a claim is committed before the handler runs,
+ * so every instance sees it. A success is recorded inside the filter's transaction, the one the handler's
+ * effects join, so the two commit together or not at all (docs/decisions/0051-answer-commits-with-effects.md);
+ * a failure, and the answer of a handler that does not join, are recorded in statements of their own. Plain
+ * JDBC on the library's data source: the filter serves any WAR of the application, none of which need a
+ * persistence unit for it (docs/decisions/0030-idempotency-records.md).
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class IdempotencyRecords {
-    // A claim takes the row when it is new, expired, failed or abandoned (its claim ran out), the last two only
-    // for the same body; otherwise the row stays as it is and no row comes back.
+    // A claim takes the row when it is new, expired, failed or abandoned (its claim ran out), for any body: a
+    // failed request and a lapsed one kept nothing of theirs (docs/decisions/0053-failed-keys-take-a-new-body.md);
+    // otherwise the row stays as it is and no row comes back.
     //
     // The claim commits without waiting for its WAL flush (synchronous_commit off for this one statement's
     // transaction, set by the statement itself: no extra round trip). Other sessions see it at once, as with any
@@ -66,8 +67,8 @@ public class IdempotencyRecords {
                 response_body = NULL,
                 body_omitted = false
             WHERE r.expires_at <= now()
-               OR (r.body_fingerprint = EXCLUDED.body_fingerprint
-                   AND (r.state = 'failed' OR (r.state = 'processing' AND r.claim_expires_at <= now())))
+               OR r.state = 'failed'
+               OR (r.state = 'processing' AND r.claim_expires_at <= now())
             RETURNING claim_generation
             """;
     private static final String FIND = """
@@ -84,6 +85,10 @@ public class IdempotencyRecords {
             """;
     private static final String FAIL = """
             UPDATE idempotency_responses SET state = 'failed', finalized_at = now(), response_status = ?
+             WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
+            """;
+    private static final String RENEW = """
+            UPDATE idempotency_responses SET claim_expires_at = now() + CAST(? AS bigint) * interval '1 millisecond'
              WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
             """;
     // A row that changed between the claim and the look-up (finalized, expired, pruned) is claimed again; more
@@ -121,23 +126,18 @@ public class IdempotencyRecords {
                         if (!row.next() || row.getBoolean("expired")) {
                             continue;
                         }
+                        Duration claimLeft = Duration.ofMillis(row.getLong("claim_left_ms"));
+                        String state = row.getString("state");
+                        if (state.equals("failed") || (state.equals("processing") && claimLeft.isZero())) {
+                            continue; // failed, or a claim that ran out since the insert: take it next round
+                        }
                         if (!row.getBoolean("same_body")) {
                             return new ClaimOutcome.BodyMismatch();
                         }
-                        Duration claimLeft = Duration.ofMillis(row.getLong("claim_left_ms"));
-                        switch (row.getString("state")) {
-                            case "succeeded" -> {
-                                return new ClaimOutcome.Completed(stored(row));
-                            }
-                            case "processing" -> {
-                                if (!claimLeft.isZero()) {
-                                    return new ClaimOutcome.InProgress(claimLeft);
-                                }
-                            }
-                            default -> {
-                                // failed, or a claim that ran out since the insert: take it next round
-                            }
+                        if (state.equals("succeeded")) {
+                            return new ClaimOutcome.Completed(stored(row));
                         }
+                        return new ClaimOutcome.InProgress(claimLeft);
                     }
                 }
             }
@@ -153,12 +153,68 @@ public class IdempotencyRecords {
      * @return false when a newer claim took the key (this request outlived its claim): nothing was changed
      */
     public boolean succeed(CacheKey key, long generation, StoredResponse response) {
+        try (Connection connection = autocommitting()) {
+            return succeed(connection, key, generation, response);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not record a keyed request's answer: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Records the handler's 2xx answer in the caller's transaction, the one the handler's effects joined: they
+     * commit together. The row stays locked until that commit, so a concurrent claim waits for it and then
+     * replays.
+     *
+     * @return false when a newer claim took the key: the caller must roll back
+     */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public boolean succeedWithin(CacheKey key, long generation, StoredResponse response) {
+        try (Connection connection = dataSource.getConnection()) {
+            return succeed(connection, key, generation, response);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not record a keyed request's answer: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Marks the request failed in the caller's transaction (its answer was not 2xx, and the handler's effects,
+     * if any, commit with it).
+     *
+     * @return false when a newer claim took the key
+     */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public boolean failWithin(CacheKey key, long generation, int status) {
+        try (Connection connection = dataSource.getConnection()) {
+            return fail(connection, key, generation, status);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not record a keyed request's failure: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Extends a running request's claim by the claim timeout from now, if it still holds it.
+     *
+     * @return false when the request no longer holds the key (finalized, or taken by a newer claim)
+     */
+    public boolean renew(CacheKey key, long generation, Duration claimTimeout) {
+        try (Connection connection = autocommitting();
+                PreparedStatement renew = connection.prepareStatement(RENEW)) {
+            renew.setLong(1, claimTimeout.toMillis());
+            renew.setBytes(2, key.sha256());
+            renew.setLong(3, generation);
+            return renew.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not renew an idempotency claim: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean succeed(Connection connection, CacheKey key, long generation, StoredResponse response)
+            throws SQLException {
         JsonArrayBuilder headers = Json.createArrayBuilder();
         for (Map.Entry<String, String> header : response.headers()) {
             headers.add(Json.createArrayBuilder().add(header.getKey()).add(header.getValue()));
         }
-        try (Connection connection = autocommitting();
-                PreparedStatement succeed = connection.prepareStatement(SUCCEED)) {
+        try (PreparedStatement succeed = connection.prepareStatement(SUCCEED)) {
             succeed.setInt(1, response.status());
             succeed.setString(2, headers.build().toString());
             succeed.setBytes(3, response.body());
@@ -166,8 +222,6 @@ public class IdempotencyRecords {
             succeed.setBytes(5, key.sha256());
             succeed.setLong(6, generation);
             return succeed.executeUpdate() == 1;
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not record a keyed request's answer: " + e.getMessage(), e);
         }
     }
 
@@ -178,14 +232,19 @@ public class IdempotencyRecords {
      * @return false when a newer claim took the key: nothing was changed
      */
     public boolean fail(CacheKey key, long generation, int status) {
-        try (Connection connection = autocommitting();
-                PreparedStatement fail = connection.prepareStatement(FAIL)) {
+        try (Connection connection = autocommitting()) {
+            return fail(connection, key, generation, status);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not record a keyed request's failure: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean fail(Connection connection, CacheKey key, long generation, int status) throws SQLException {
+        try (PreparedStatement fail = connection.prepareStatement(FAIL)) {
             fail.setInt(1, status);
             fail.setBytes(2, key.sha256());
             fail.setLong(3, generation);
             return fail.executeUpdate() == 1;
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not record a keyed request's failure: " + e.getMessage(), e);
         }
     }
 

@@ -2,19 +2,24 @@ package dev.durability.idempotency.control;
 
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.Part;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
@@ -29,7 +34,9 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     private final byte[] body;
     private final byte[] fingerprint;
     private Map<String, String[]> parameters;
+    private List<Part> parts;
     private ServletResponse response;
+    private RecordingResponse recording;
 
     /** The body was longer than the cap: the filter stopped reading at the cap's first byte past it. */
     public static final class TooLarge extends Exception {
@@ -70,15 +77,37 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
     }
 
     /** The response the handler writes to, so that an asynchronous handler writes through it too. */
-    public void respondThrough(ServletResponse response) {
+    public void respondThrough(RecordingResponse response) {
         this.response = response;
+        this.recording = response;
     }
 
     // The no-argument form would hand an asynchronous handler the original request (its body already read)
-    // and response (not recorded).
+    // and response (not recorded). An asynchronous handler goes on beyond the filter's transaction, so its
+    // answer is passed through as it is written, not held for that transaction's commit.
     @Override
     public AsyncContext startAsync() {
-        return response == null ? super.startAsync() : getRequest().startAsync(this, response);
+        if (response == null) {
+            return super.startAsync();
+        }
+        passThrough();
+        return getRequest().startAsync(this, response);
+    }
+
+    @Override
+    public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
+        passThrough();
+        return super.startAsync(request, response);
+    }
+
+    private void passThrough() {
+        if (recording != null) {
+            try {
+                recording.passThrough();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     @Override
@@ -132,6 +161,41 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
         return body.length;
     }
 
+    /**
+     * A {@code multipart/form-data} body's parts, parsed from the kept bytes (the container's parser would find
+     * the body already read); any other body is the container's to judge.
+     */
+    @Override
+    public Collection<Part> getParts() throws IOException, ServletException {
+        List<Part> parsed = multipart();
+        return parsed == null ? super.getParts() : parsed;
+    }
+
+    @Override
+    public Part getPart(String name) throws IOException, ServletException {
+        List<Part> parsed = multipart();
+        if (parsed == null) {
+            return super.getPart(name);
+        }
+        for (Part part : parsed) {
+            if (name.equals(part.getName())) {
+                return part;
+            }
+        }
+        return null;
+    }
+
+    private List<Part> multipart() throws IOException {
+        if (parts == null) {
+            String boundary = BufferedPart.boundary(getContentType());
+            if (boundary == null) {
+                return null;
+            }
+            parts = List.copyOf(BufferedPart.parse(body, boundary));
+        }
+        return parts;
+    }
+
     @Override
     public String getParameter(String name) {
         String[] values = parameters().get(name);
@@ -163,6 +227,19 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
                     && type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
                 Charset charset = charset();
                 parse(new String(body, charset), charset, collected);
+            } else if (BufferedPart.boundary(type) != null) {
+                // Form fields (parts without a file name) are parameters too, as the container makes them.
+                try {
+                    for (Part part : multipart()) {
+                        if (part.getSubmittedFileName() == null && part.getName() != null) {
+                            collected
+                                    .computeIfAbsent(part.getName(), n -> new java.util.ArrayList<>())
+                                    .add(((BufferedPart) part).text());
+                        }
+                    }
+                } catch (IOException e) {
+                    // a malformed multipart body has no parameters; getParts() reports it
+                }
             }
             Map<String, String[]> map = new LinkedHashMap<>();
             collected.forEach((name, values) -> map.put(name, values.toArray(String[]::new)));

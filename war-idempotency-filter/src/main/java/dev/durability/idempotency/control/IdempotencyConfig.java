@@ -30,6 +30,8 @@ public class IdempotencyConfig {
     static final String MAX_RESPONSE = "durability.idempotency.max-response-bytes";
     static final String REPLAYED_HEADERS = "durability.idempotency.replayed-headers";
     static final String POLICY_URL = "durability.idempotency.policy-url";
+    static final String TRANSACTION_TIMEOUT = "durability.idempotency.transaction-timeout-seconds";
+    static final String OWN_TRANSACTION_PATHS = "durability.idempotency.own-transaction-paths";
 
     /**
      * Never stored, never replayed, whatever the configuration says: cookies and credentials belong to the
@@ -93,6 +95,14 @@ public class IdempotencyConfig {
     @ConfigProperty(name = POLICY_URL)
     String policyUrl;
 
+    @Inject
+    @ConfigProperty(name = TRANSACTION_TIMEOUT)
+    long transactionTimeoutSeconds;
+
+    @Inject
+    @ConfigProperty(name = OWN_TRANSACTION_PATHS)
+    Optional<List<String>> ownTransactionPaths;
+
     private Set<String> keyedMethods;
     private Set<String> replayed;
 
@@ -112,14 +122,8 @@ public class IdempotencyConfig {
                     "must list HTTP methods that change state (POST, PATCH, PUT, DELETE); safe methods need no key");
             upper.add(name);
         }
-        for (String path : requiredPaths.orElse(List.of())) {
-            InvalidConfigurationException.check(
-                    path.startsWith("/") && path.indexOf('*') == (path.endsWith("/*") ? path.length() - 1 : -1),
-                    REQUIRED_PATHS,
-                    path,
-                    "each entry must be a path within the application (/api/orders) or a prefix ending in /* "
-                            + "(/api/*)");
-        }
+        checkPaths(REQUIRED_PATHS, requiredPaths);
+        checkPaths(OWN_TRANSACTION_PATHS, ownTransactionPaths);
         InvalidConfigurationException.checkRange(CLAIM_TIMEOUT, claimTimeoutMillis, 1_000, 3_600_000);
         InvalidConfigurationException.checkRange(EXPIRY, expirySeconds, 60, 366L * 86_400);
         InvalidConfigurationException.check(
@@ -127,6 +131,12 @@ public class IdempotencyConfig {
                 EXPIRY,
                 expirySeconds,
                 "must be longer than " + CLAIM_TIMEOUT + " (" + claimTimeoutMillis + " ms)");
+        InvalidConfigurationException.checkRange(TRANSACTION_TIMEOUT, transactionTimeoutSeconds, 1, 86_400);
+        InvalidConfigurationException.check(
+                expirySeconds > transactionTimeoutSeconds,
+                EXPIRY,
+                expirySeconds,
+                "must be longer than " + TRANSACTION_TIMEOUT + " (" + transactionTimeoutSeconds + " s)");
         InvalidConfigurationException.checkRange(MAX_REQUEST, maxRequestBytes, 1, 256 * 1024 * 1024);
         InvalidConfigurationException.checkRange(MAX_RESPONSE, maxResponseBytes, 0, 64 * 1024 * 1024);
         Set<String> headers = new TreeSet<>();
@@ -155,9 +165,40 @@ public class IdempotencyConfig {
         return keyedMethods().contains(method);
     }
 
+    private static void checkPaths(String key, Optional<List<String>> paths) {
+        for (String path : paths.orElse(List.of())) {
+            InvalidConfigurationException.check(
+                    path.startsWith("/") && path.indexOf('*') == (path.endsWith("/*") ? path.length() - 1 : -1),
+                    key,
+                    path,
+                    "each entry must be a path within the application (/api/orders) or a prefix ending in /* "
+                            + "(/api/*)");
+        }
+    }
+
     /** Whether a request to this path within the application (context path removed) must carry a key. */
     public boolean requiresKey(String path) {
-        for (String required : requiredPaths.orElse(List.of())) {
+        return matches(requiredPaths, path);
+    }
+
+    /**
+     * Whether the handler of this path keeps its own transactions, so the filter records its answer after it
+     * instead of committing the two together (docs/decisions/0051-answer-commits-with-effects.md).
+     */
+    public boolean ownTransaction(String path) {
+        return matches(ownTransactionPaths, path);
+    }
+
+    /**
+     * How long the filter's transaction around a handler may run; the request's claim is renewed for as long, so
+     * nothing that can still commit outlives it (docs/decisions/0052-claim-renewed-while-running.md).
+     */
+    public Duration transactionTimeout() {
+        return Duration.ofSeconds(transactionTimeoutSeconds);
+    }
+
+    private static boolean matches(Optional<List<String>> paths, String path) {
+        for (String required : paths.orElse(List.of())) {
             if (required.endsWith("/*")
                     ? path.startsWith(required.substring(0, required.length() - 1))
                             || path.equals(required.substring(0, required.length() - 2))
@@ -214,6 +255,7 @@ public class IdempotencyConfig {
         return "methods " + methods + (anonymousKeyed ? ", anonymous requests keyed" : ", anonymous requests pass")
                 + ", required on " + requiredPaths.orElse(List.of()) + ", claim " + claimTimeoutMillis
                 + " ms, expiry " + expirySeconds + " s, request cap " + maxRequestBytes + " B, response cap "
-                + maxResponseBytes + " B";
+                + maxResponseBytes + " B, transaction timeout " + transactionTimeoutSeconds + " s"
+                + ", own transactions on " + ownTransactionPaths.orElse(List.of());
     }
 }

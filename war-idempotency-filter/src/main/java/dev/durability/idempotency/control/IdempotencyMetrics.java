@@ -51,6 +51,7 @@ public class IdempotencyMetrics {
         sentinels();
         fencedFinalizes();
         unrecordedOutcomes();
+        rollbacks();
         for (Refusal reason : Refusal.values()) {
             refusals(reason);
         }
@@ -124,6 +125,17 @@ public class IdempotencyMetrics {
                 "durability_idempotency_unrecorded",
                 "Keyed requests whose outcome could not be written (database unreachable): a retry after "
                         + "the claim expires runs the handler again");
+    }
+
+    public void rolledBack() {
+        rollbacks().inc();
+    }
+
+    private Counter rollbacks() {
+        return counter(
+                "durability_idempotency_rolled_back",
+                "Keyed requests whose 2xx answer and effects could not commit together (fenced, rolled back, "
+                        + "timed out): neither was kept, the caller got 503");
     }
 
     public void refused(Refusal reason) {

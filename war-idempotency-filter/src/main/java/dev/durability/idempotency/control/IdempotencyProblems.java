@@ -84,6 +84,18 @@ public final class IdempotencyProblems {
                 Json.createObjectBuilder());
     }
 
+    public void notCommitted(HttpServletResponse response) throws IOException {
+        response.setHeader("Retry-After", "1");
+        send(
+                response,
+                503,
+                "idempotency-not-committed",
+                "Request not committed",
+                "the request ran, but its effects and its recorded answer could not be committed together, so "
+                        + "neither was kept; retry with the same key",
+                Json.createObjectBuilder());
+    }
+
     private void send(
             HttpServletResponse response, int status, String type, String title, String detail, JsonObjectBuilder extra)
             throws IOException {

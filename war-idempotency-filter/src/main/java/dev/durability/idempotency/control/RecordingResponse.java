@@ -16,20 +16,77 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The handler's response as it goes to the client: every byte is passed on at once (a large body is
- * streamed, never held back) and copied up to a cap. Over the cap, or when a write to the client fails, the
- * copy is dropped and only the status and headers can be kept.
+ * The handler's response, copied up to a cap for the record. Held, it is kept back from the client until
+ * {@link #release()}: the filter commits the handler's effects and the record first, and a client never sees an
+ * answer that did not commit (docs/decisions/0051-answer-commits-with-effects.md). A body that outgrows the cap,
+ * or a response passed through from the start, goes to the client as it is written (a large body is streamed,
+ * never held whole). Over the cap, or when a write to the client fails, the copy is dropped and only the status
+ * and headers can be kept.
  */
 public final class RecordingResponse extends HttpServletResponseWrapper {
     private final int maxBytes;
     private ByteArrayOutputStream copy = new ByteArrayOutputStream();
+    private boolean holding;
     private boolean incomplete;
     private ServletOutputStream stream;
     private PrintWriter writer;
+    private Encoding encoding;
 
-    public RecordingResponse(HttpServletResponse response, int maxBytes) {
+    /**
+     * @param hold whether to keep the answer back until {@link #release()} (while it fits the cap), or to pass
+     *             every byte on at once
+     */
+    public RecordingResponse(HttpServletResponse response, int maxBytes, boolean hold) {
         super(response);
         this.maxBytes = maxBytes;
+        this.holding = hold;
+    }
+
+    /**
+     * From now on every byte goes to the client as it is written, what was held first: for a handler that
+     * continues asynchronously, beyond the filter's transaction.
+     */
+    public void passThrough() throws IOException {
+        if (holding) {
+            spill();
+        }
+    }
+
+    /** Whether the client has received the answer's status (the response left the filter's hands). */
+    public boolean answerSent() {
+        return super.isCommitted() && !holding;
+    }
+
+    /** Sends what was held, with its length: the outcome is recorded and committed. */
+    public void release() throws IOException {
+        if (holding) {
+            holding = false;
+            if (!super.isCommitted() && copy != null) {
+                super.setContentLength(copy.size());
+                super.getOutputStream().write(copy.toByteArray());
+            }
+        }
+    }
+
+    /** Forgets what was held, so that the filter can answer instead: the handler's answer did not commit. */
+    public void discard() {
+        holding = false;
+        copy = null;
+        if (!super.isCommitted()) {
+            super.reset();
+        }
+    }
+
+    private void spill() throws IOException {
+        holding = false;
+        if (copy != null && copy.size() > 0) {
+            try {
+                super.getOutputStream().write(copy.toByteArray());
+            } catch (IOException | RuntimeException e) {
+                incomplete = true;
+                throw e;
+            }
+        }
     }
 
     // A declared length would let the container end the exchange with the handler's last byte, before the
@@ -88,17 +145,21 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
                 throw new IllegalStateException("getOutputStream() was already called on this response");
             }
             stream = new Tee(super.getOutputStream());
-            writer = new PrintWriter(new Encoding(stream, Charset.forName(getCharacterEncoding())));
+            encoding = new Encoding(stream, Charset.forName(getCharacterEncoding()));
+            writer = new PrintWriter(encoding);
         }
         return writer;
     }
 
     @Override
     public void flushBuffer() throws IOException {
-        if (writer != null) {
-            writer.flush();
+        // The encoder, not the PrintWriter: flushing a writer the handler closed would mark it failed.
+        if (encoding != null) {
+            encoding.flush();
         }
-        super.flushBuffer();
+        if (!holding) {
+            super.flushBuffer();
+        }
     }
 
     @Override
@@ -114,6 +175,7 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
         // As the container's own reset: the handler may choose the stream or the writer again.
         stream = null;
         writer = null;
+        encoding = null;
     }
 
     /** Pushes out what the handler's writer still buffers; called once the handler returned. */
@@ -221,6 +283,13 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
+            if (holding) {
+                if (copy.size() + length <= maxBytes) {
+                    copy.write(bytes, offset, length);
+                    return;
+                }
+                spill(); // over the cap: the answer streams from here on, its record keeps no body
+            }
             try {
                 client.write(bytes, offset, length);
             } catch (IOException | RuntimeException e) {
@@ -232,6 +301,9 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
 
         @Override
         public void flush() throws IOException {
+            if (holding) {
+                return;
+            }
             try {
                 client.flush();
             } catch (IOException | RuntimeException e) {
@@ -249,7 +321,7 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
 
         @Override
         public boolean isReady() {
-            return client.isReady();
+            return holding || client.isReady();
         }
 
         @Override
