@@ -21,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +46,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class IdempotencyFilterIT {
     private static final long CLAIM_TIMEOUT_MS = 3_000;
     private static final long TRANSACTION_TIMEOUT_S = 10;
+    /** Two bodies of the library's cap (2 MiB). */
+    private static final long BUFFER_BUDGET_BYTES = 4L * 1024 * 1024;
+
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -76,8 +80,8 @@ class IdempotencyFilterIT {
     }
 
     /**
-     * The library's idempotency defaults, with a short claim and transaction timeout and one path that requires
-     * a key.
+     * The library's idempotency defaults, with a short claim and transaction timeout, a buffer budget of two
+     * maximal bodies and paths that require a key.
      */
     private static String configuration() {
         try (InputStream defaults = InvalidConfigurationException.class
@@ -88,9 +92,11 @@ class IdempotencyFilterIT {
                             .filter(line -> line.startsWith("durability.idempotency."))
                             .filter(line -> !line.startsWith("durability.idempotency.claim-timeout-ms="))
                             .filter(line -> !line.startsWith("durability.idempotency.transaction-timeout-seconds="))
+                            .filter(line -> !line.startsWith("durability.idempotency.buffer-budget-bytes="))
                             .collect(Collectors.joining("\n"))
                     + "\ndurability.idempotency.claim-timeout-ms=" + CLAIM_TIMEOUT_MS
                     + "\ndurability.idempotency.transaction-timeout-seconds=" + TRANSACTION_TIMEOUT_S
+                    + "\ndurability.idempotency.buffer-budget-bytes=" + BUFFER_BUDGET_BYTES
                     + "\ndurability.idempotency.required-paths=/secured/required/*,/open/required/*\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -382,6 +388,45 @@ class IdempotencyFilterIT {
         assertThat(first.body()).isEqualTo("run 1; note=hello; note[null]=hello; doc[a.txt]=line one\r\nline two");
         assertThat(replay.headers().firstValue(IdempotencyFilter.REPLAYED)).contains("true");
         assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(runs(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyedRequestOverTheBufferBudgetIsAnswered503AndRunsNothingUntilTheBudgetIsFree() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int maximal = 2 * 1024 * 1024;
+        List<RawHttp> slow = new ArrayList<>();
+        try {
+            // Two callers declaring maximal bodies and sending them slowly hold the whole budget while read.
+            for (int i = 0; i < BUFFER_BUDGET_BYTES / maximal; i++) {
+                RawHttp http = new RawHttp(probe);
+                slow.add(http);
+                http.head(
+                        "POST " + probe.getPath() + "secured/echo HTTP/1.1",
+                        "Host: localhost",
+                        "Authorization: " + Http.basic(Http.USER),
+                        "Idempotency-Key: " + UUID.randomUUID(),
+                        "Content-Length: " + maximal);
+                http.out().write('{');
+                http.out().flush();
+            }
+            HttpResponse<String> refused = await("the slow bodies hold the budget")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> post("secured/echo", key, Http.USER), r -> r.statusCode() == 503);
+
+            assertThat(Http.json(refused).getString("type"))
+                    .isEqualTo("https://durability.dev/problems/idempotency-busy");
+            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+            assertThat(runs(key)).as("nothing ran").isZero();
+        } finally {
+            for (RawHttp http : slow) {
+                http.close();
+            }
+        }
+        HttpResponse<String> retried = await("the budget is free again")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> post("secured/echo", key, Http.USER), r -> r.statusCode() != 503);
+        assertThat(retried.statusCode()).isEqualTo(201);
         assertThat(runs(key)).isEqualTo(1);
     }
 

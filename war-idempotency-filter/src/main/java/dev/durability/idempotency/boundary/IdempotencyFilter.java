@@ -1,5 +1,6 @@
 package dev.durability.idempotency.boundary;
 
+import dev.durability.idempotency.control.BufferBudget;
 import dev.durability.idempotency.control.BufferedRequest;
 import dev.durability.idempotency.control.CacheKey;
 import dev.durability.idempotency.control.IdempotencyConfig;
@@ -75,6 +76,9 @@ public class IdempotencyFilter extends HttpFilter {
     @Inject
     transient IdempotencyMetrics metrics;
 
+    @Inject
+    transient BufferBudget budget;
+
     @Resource(lookup = "java:comp/UserTransaction")
     transient UserTransaction transaction;
 
@@ -118,58 +122,81 @@ public class IdempotencyFilter extends HttpFilter {
             problems.invalidKey(response, e.getMessage());
             return;
         }
-        BufferedRequest buffered;
-        try {
-            buffered = BufferedRequest.read(request, config.maxRequestBytes());
-        } catch (BufferedRequest.TooLarge e) {
-            metrics.refused(IdempotencyMetrics.Refusal.BODY_TOO_LARGE);
-            problems.requestTooLarge(response, config.maxRequestBytes());
+        // What this request may hold in memory: its body (declared, or up to the cap when it is sent in chunks),
+        // then its answer as it grows (docs/decisions/0054-buffer-budget.md).
+        long declared = request.getContentLengthLong();
+        BufferBudget.Reservation reservation = budget.reserve(
+                declared > config.maxRequestBytes() ? 0 : declared >= 0 ? declared : config.maxRequestBytes());
+        if (reservation == null) {
+            metrics.refused(IdempotencyMetrics.Refusal.BUSY);
+            problems.busy(response);
             return;
         }
-        String subject = principal == null ? "" : principal.getName();
-        CacheKey cacheKey = CacheKey.of(
-                request.getMethod(), request.getContextPath() + path, request.getQueryString(), subject, key);
-        ClaimOutcome outcome;
+        boolean handedOver = false;
         try {
-            outcome = records.claim(
-                    cacheKey,
-                    buffered.fingerprint(),
-                    request.getMethod(),
-                    path,
-                    config.claimTimeout(),
-                    config.expiry());
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "could not claim an idempotency key; answered 503 without running the request", e);
-            problems.unavailable(response);
-            return;
-        }
-        if (outcome instanceof ClaimOutcome.Claimed claimed) {
-            metrics.claimed();
-            run(buffered, response, chain, cacheKey, claimed.generation(), path);
-        } else if (outcome instanceof ClaimOutcome.InProgress inProgress) {
-            metrics.conflict();
-            problems.inProgress(response, inProgress.claimLeft());
-        } else if (outcome instanceof ClaimOutcome.Completed completed) {
-            metrics.replayed();
-            replay(completed.response(), response);
-        } else {
-            metrics.mismatch();
-            problems.bodyMismatch(response);
+            BufferedRequest buffered;
+            try {
+                buffered = BufferedRequest.read(request, config.maxRequestBytes());
+            } catch (BufferedRequest.TooLarge e) {
+                metrics.refused(IdempotencyMetrics.Refusal.BODY_TOO_LARGE);
+                problems.requestTooLarge(response, config.maxRequestBytes());
+                return;
+            }
+            String subject = principal == null ? "" : principal.getName();
+            CacheKey cacheKey = CacheKey.of(
+                    request.getMethod(), request.getContextPath() + path, request.getQueryString(), subject, key);
+            ClaimOutcome outcome;
+            try {
+                outcome = records.claim(
+                        cacheKey,
+                        buffered.fingerprint(),
+                        request.getMethod(),
+                        path,
+                        config.claimTimeout(),
+                        config.expiry());
+            } catch (RuntimeException e) {
+                LOG.log(
+                        Level.WARNING,
+                        "could not claim an idempotency key; answered 503 without running the request",
+                        e);
+                problems.unavailable(response);
+                return;
+            }
+            if (outcome instanceof ClaimOutcome.Claimed claimed) {
+                metrics.claimed();
+                handedOver = run(buffered, response, chain, cacheKey, claimed.generation(), path, reservation);
+            } else if (outcome instanceof ClaimOutcome.InProgress inProgress) {
+                metrics.conflict();
+                problems.inProgress(response, inProgress.claimLeft());
+            } else if (outcome instanceof ClaimOutcome.Completed completed) {
+                metrics.replayed();
+                replay(completed.response(), response);
+            } else {
+                metrics.mismatch();
+                problems.bodyMismatch(response);
+            }
+        } finally {
+            if (!handedOver) {
+                reservation.close();
+            }
         }
     }
 
-    private void run(
+    /** @return whether the request continues asynchronously, its reservation handed over to its completion */
+    private boolean run(
             BufferedRequest request,
             HttpServletResponse response,
             FilterChain chain,
             CacheKey key,
             long generation,
-            String path)
+            String path,
+            BufferBudget.Reservation reservation)
             throws IOException, ServletException {
         ClaimRenewal renewal = ClaimRenewal.start(
                 scheduler, records, key, generation, config.claimTimeout(), config.transactionTimeout());
         boolean joined = !config.ownTransaction(path);
-        RecordingResponse recording = new RecordingResponse(response, config.maxResponseBytes(), joined);
+        RecordingResponse recording =
+                new RecordingResponse(response, config.maxResponseBytes(), joined, reservation::grow);
         request.respondThrough(recording);
         if (joined) {
             try {
@@ -179,7 +206,7 @@ public class IdempotencyFilter extends HttpFilter {
                 LOG.log(Level.WARNING, "could not begin the idempotency transaction; answered 503", e);
                 recordSeparately(key, generation, 503);
                 new IdempotencyProblems(config.policyUrl()).unavailable(response);
-                return;
+                return false;
             }
         }
         Throwable failure = null;
@@ -194,8 +221,9 @@ public class IdempotencyFilter extends HttpFilter {
             if (joined) {
                 end();
             }
-            request.getAsyncContext().addListener(new FinalizeOnCompletion(recording, key, generation, renewal));
-            return;
+            request.getAsyncContext()
+                    .addListener(new FinalizeOnCompletion(recording, key, generation, renewal, reservation));
+            return true;
         }
         renewal.stop();
         if (joined) {
@@ -204,6 +232,7 @@ public class IdempotencyFilter extends HttpFilter {
             recordOutcome(recording, key, generation, failure);
         }
         rethrow(failure);
+        return false;
     }
 
     /**
@@ -430,19 +459,30 @@ public class IdempotencyFilter extends HttpFilter {
         private final CacheKey key;
         private final long generation;
         private final ClaimRenewal renewal;
+        private final BufferBudget.Reservation reservation;
         private Throwable failure;
 
-        FinalizeOnCompletion(RecordingResponse recording, CacheKey key, long generation, ClaimRenewal renewal) {
+        FinalizeOnCompletion(
+                RecordingResponse recording,
+                CacheKey key,
+                long generation,
+                ClaimRenewal renewal,
+                BufferBudget.Reservation reservation) {
             this.recording = recording;
             this.key = key;
             this.generation = generation;
             this.renewal = renewal;
+            this.reservation = reservation;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
             renewal.stop();
-            recordOutcome(recording, key, generation, failure);
+            try {
+                recordOutcome(recording, key, generation, failure);
+            } finally {
+                reservation.close();
+            }
         }
 
         @Override

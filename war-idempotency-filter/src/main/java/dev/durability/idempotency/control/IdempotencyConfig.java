@@ -32,6 +32,7 @@ public class IdempotencyConfig {
     static final String POLICY_URL = "durability.idempotency.policy-url";
     static final String TRANSACTION_TIMEOUT = "durability.idempotency.transaction-timeout-seconds";
     static final String OWN_TRANSACTION_PATHS = "durability.idempotency.own-transaction-paths";
+    static final String BUFFER_BUDGET = "durability.idempotency.buffer-budget-bytes";
 
     /**
      * Never stored, never replayed, whatever the configuration says: cookies and credentials belong to the
@@ -103,6 +104,10 @@ public class IdempotencyConfig {
     @ConfigProperty(name = OWN_TRANSACTION_PATHS)
     Optional<List<String>> ownTransactionPaths;
 
+    @Inject
+    @ConfigProperty(name = BUFFER_BUDGET)
+    long bufferBudgetBytes;
+
     private Set<String> keyedMethods;
     private Set<String> replayed;
 
@@ -139,6 +144,13 @@ public class IdempotencyConfig {
                 "must be longer than " + TRANSACTION_TIMEOUT + " (" + transactionTimeoutSeconds + " s)");
         InvalidConfigurationException.checkRange(MAX_REQUEST, maxRequestBytes, 1, 256 * 1024 * 1024);
         InvalidConfigurationException.checkRange(MAX_RESPONSE, maxResponseBytes, 0, 64 * 1024 * 1024);
+        long heap = Runtime.getRuntime().maxMemory();
+        InvalidConfigurationException.check(
+                bufferBudgetBytes >= maxRequestBytes && bufferBudgetBytes <= heap / 2,
+                BUFFER_BUDGET,
+                bufferBudgetBytes,
+                "must hold one body of " + MAX_REQUEST + " (" + maxRequestBytes + " B) and be at most half the "
+                        + "heap (" + heap / 2 + " B)");
         Set<String> headers = new TreeSet<>();
         for (String header : replayedHeaders) {
             String name = header.strip().toLowerCase(Locale.ROOT);
@@ -195,6 +207,11 @@ public class IdempotencyConfig {
      */
     public Duration transactionTimeout() {
         return Duration.ofSeconds(transactionTimeoutSeconds);
+    }
+
+    /** The bytes of bodies and held answers this module's filter may keep in memory at once. */
+    public long bufferBudgetBytes() {
+        return bufferBudgetBytes;
     }
 
     private static boolean matches(Optional<List<String>> paths, String path) {
@@ -256,6 +273,7 @@ public class IdempotencyConfig {
                 + ", required on " + requiredPaths.orElse(List.of()) + ", claim " + claimTimeoutMillis
                 + " ms, expiry " + expirySeconds + " s, request cap " + maxRequestBytes + " B, response cap "
                 + maxResponseBytes + " B, transaction timeout " + transactionTimeoutSeconds + " s"
-                + ", own transactions on " + ownTransactionPaths.orElse(List.of());
+                + ", own transactions on " + ownTransactionPaths.orElse(List.of()) + ", buffer budget "
+                + bufferBudgetBytes + " B";
     }
 }

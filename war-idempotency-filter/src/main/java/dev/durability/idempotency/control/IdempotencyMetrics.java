@@ -25,7 +25,8 @@ public class IdempotencyMetrics {
     public enum Refusal {
         INVALID_KEY,
         MISSING_KEY,
-        BODY_TOO_LARGE;
+        BODY_TOO_LARGE,
+        BUSY;
 
         String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -149,7 +150,8 @@ public class IdempotencyMetrics {
                         metadata(
                                 "durability_idempotency_refused",
                                 "Requests refused by the idempotency filter before any claim: an invalid or "
-                                        + "missing key (400), a body over the cap (413)"),
+                                        + "missing key (400), a body over the cap (413), the buffer budget "
+                                        + "spent (503)"),
                         new Tag("reason", reason.label()),
                         module));
     }

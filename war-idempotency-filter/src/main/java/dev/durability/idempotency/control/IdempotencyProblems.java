@@ -84,6 +84,19 @@ public final class IdempotencyProblems {
                 Json.createObjectBuilder());
     }
 
+    public void busy(HttpServletResponse response) throws IOException {
+        response.setHeader("Retry-After", "1");
+        response.setHeader("Connection", "close"); // the body is not read
+        send(
+                response,
+                503,
+                "idempotency-busy",
+                "Too many keyed requests in progress",
+                "the server holds as many keyed request bodies as it may at once, so it did not read or run this "
+                        + "request; retry with the same key",
+                Json.createObjectBuilder());
+    }
+
     public void notCommitted(HttpServletResponse response) throws IOException {
         response.setHeader("Retry-After", "1");
         send(

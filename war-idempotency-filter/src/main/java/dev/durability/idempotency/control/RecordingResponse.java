@@ -13,6 +13,7 @@ import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
 /**
@@ -25,6 +26,7 @@ import java.util.function.Predicate;
  */
 public final class RecordingResponse extends HttpServletResponseWrapper {
     private final int maxBytes;
+    private final LongPredicate budget;
     private ByteArrayOutputStream copy = new ByteArrayOutputStream();
     private boolean holding;
     private boolean incomplete;
@@ -35,10 +37,13 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
     /**
      * @param hold whether to keep the answer back until {@link #release()} (while it fits the cap), or to pass
      *             every byte on at once
+     * @param budget takes memory for more bytes of the copy; when it refuses, the answer streams and its record
+     *               keeps no body
      */
-    public RecordingResponse(HttpServletResponse response, int maxBytes, boolean hold) {
+    public RecordingResponse(HttpServletResponse response, int maxBytes, boolean hold, LongPredicate budget) {
         super(response);
         this.maxBytes = maxBytes;
+        this.budget = budget;
         this.holding = hold;
     }
 
@@ -217,8 +222,8 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
 
     private void copied(byte[] bytes, int offset, int length) {
         if (copy != null) {
-            if (copy.size() + length > maxBytes) {
-                copy = null; // over the cap: only the status and headers will be kept
+            if (copy.size() + length > maxBytes || !budget.test(length)) {
+                copy = null; // over the cap or the budget: only the status and headers will be kept
             } else {
                 copy.write(bytes, offset, length);
             }
@@ -284,7 +289,7 @@ public final class RecordingResponse extends HttpServletResponseWrapper {
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
             if (holding) {
-                if (copy.size() + length <= maxBytes) {
+                if (copy.size() + length <= maxBytes && budget.test(length)) {
                     copy.write(bytes, offset, length);
                     return;
                 }

@@ -41,6 +41,7 @@ class IdempotencyConfigTest {
         config.replayedHeaders =
                 list(shipped, IdempotencyConfig.REPLAYED_HEADERS).orElseThrow();
         config.policyUrl = value(shipped, IdempotencyConfig.POLICY_URL);
+        config.bufferBudgetBytes = Long.parseLong(value(shipped, IdempotencyConfig.BUFFER_BUDGET));
         return config;
     }
 
@@ -128,6 +129,8 @@ class IdempotencyConfigTest {
         relative.policyUrl = "docs/idempotency.md";
         IdempotencyConfig noTransactionTime = config();
         noTransactionTime.transactionTimeoutSeconds = 0;
+        IdempotencyConfig budgetBelowABody = config();
+        budgetBelowABody.bufferBudgetBytes = budgetBelowABody.maxRequestBytes - 1L;
         IdempotencyConfig ownPattern = config();
         ownPattern.ownTransactionPaths = Optional.of(List.of("/api/*/x"));
 
@@ -139,6 +142,8 @@ class IdempotencyConfigTest {
         assertThatThrownBy(relative::validate).hasMessageContaining("durability.idempotency.policy-url");
         assertThatThrownBy(noTransactionTime::validate)
                 .hasMessageContaining("durability.idempotency.transaction-timeout-seconds");
+        assertThatThrownBy(budgetBelowABody::validate)
+                .hasMessageContaining("durability.idempotency.buffer-budget-bytes");
         assertThatThrownBy(ownPattern::validate).hasMessageContaining("durability.idempotency.own-transaction-paths");
     }
 }

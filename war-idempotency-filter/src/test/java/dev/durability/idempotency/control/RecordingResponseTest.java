@@ -51,7 +51,7 @@ class RecordingResponseTest {
 
     @Test
     void anAnswerWrittenThroughAClosedWriterIsHeldThenReleasedWhole() throws Exception {
-        RecordingResponse recording = new RecordingResponse(client(), 1024, true);
+        RecordingResponse recording = new RecordingResponse(client(), 1024, true, bytes -> true);
         try (var writer = recording.getWriter()) {
             writer.print("gr\u00fc\u00dfe \ud83d\ude00");
         }
@@ -72,7 +72,7 @@ class RecordingResponseTest {
 
     @Test
     void anAnswerOverTheCapStreamsFromTheFirstByteOverIt() throws Exception {
-        RecordingResponse recording = new RecordingResponse(client(), 4, true);
+        RecordingResponse recording = new RecordingResponse(client(), 4, true, bytes -> true);
         recording.getOutputStream().write(new byte[] {1, 2, 3});
         assertThat(sent.size()).isZero();
         recording.getOutputStream().write(new byte[] {4, 5});
