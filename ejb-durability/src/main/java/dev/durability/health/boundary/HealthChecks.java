@@ -10,26 +10,39 @@ import dev.durability.outbox.control.OutboxMetrics;
 import dev.durability.schema.control.MigrationPlan;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.eclipse.microprofile.health.Liveness;
-import org.eclipse.microprofile.health.Readiness;
 
 /**
  * The server's probes on {@code /health/ready} and {@code /health/live}. Readiness says whether this server
  * can do its work now (a load balancer stops sending it requests while it cannot); liveness says whether it
  * is stuck and only a restart helps, so it fails only on a hang, never on an outage of the database or
  * broker, which a restart would not cure.
+ *
+ * <p>The checks are not CDI health beans themselves: Open Liberty lists a health bean once for every web module
+ * whose CDI container sees it, and every WAR of the EAR sees this EJB module. One web module of the EAR registers
+ * them (the admin WAR's {@code dev.durability.admin.health.HealthProbes};
+ * docs/decisions/0059-health-checks-listed-once.md).
+ *
+ * <p>The probes are unauthenticated: a check that fails answers a fixed reason, never the exception's text (a
+ * database host, a user, an authentication error); the server log has the cause.
  */
 @ApplicationScoped
 public class HealthChecks {
+    private static final Logger LOG = Logger.getLogger(HealthChecks.class.getName());
     private static final int DATABASE_TIMEOUT_SECONDS = 2;
+    private static final Map<String, String> REASONS = Map.of(
+            "durability-database", "the database did not answer; the server log has the cause",
+            "durability-schema", "the schema's migrations could not be read; the server log has the cause",
+            "durability-broker", "the broker did not answer; the server log has the cause");
 
     @Resource(lookup = "jdbc/durability")
     DataSource dataSource;
@@ -55,14 +68,17 @@ public class HealthChecks {
     /** Once every migration was applied it stays so until the next deployment: checked until then. */
     private volatile boolean migrated;
 
-    @Produces
-    @Readiness
-    HealthCheck database() {
+    /** The failure each check last logged, so a probe every few seconds logs an outage once, not each time. */
+    private final Map<String, String> logged = new ConcurrentHashMap<>();
+
+    /** Readiness. */
+    public HealthCheck database() {
         return () -> {
             try (Connection connection = dataSource.getConnection();
                     Statement query = connection.createStatement()) {
                 query.setQueryTimeout(DATABASE_TIMEOUT_SECONDS);
                 query.execute("SELECT 1");
+                logged.remove("durability-database");
                 return HealthCheckResponse.up("durability-database");
             } catch (Exception e) {
                 return down("durability-database", e);
@@ -70,9 +86,8 @@ public class HealthChecks {
         };
     }
 
-    @Produces
-    @Readiness
-    HealthCheck schema() {
+    /** Readiness. */
+    public HealthCheck schema() {
         return () -> {
             if (!migrated) {
                 try {
@@ -84,6 +99,7 @@ public class HealthChecks {
                 } catch (RuntimeException e) {
                     return down("durability-schema", e);
                 }
+                logged.remove("durability-schema");
             }
             return HealthCheckResponse.named("durability-schema")
                     .status(migrated)
@@ -92,11 +108,11 @@ public class HealthChecks {
         };
     }
 
-    @Produces
-    @Readiness
-    HealthCheck broker() {
+    /** Readiness. */
+    public HealthCheck broker() {
         return () -> {
             try (Channel channel = broker.openChannel()) {
+                logged.remove("durability-broker");
                 var response = HealthCheckResponse.named("durability-broker").up();
                 broker.blockedReason().ifPresent(reason -> response.withData("blocked", reason));
                 return response.build();
@@ -106,10 +122,14 @@ public class HealthChecks {
         };
     }
 
-    private static HealthCheckResponse down(String check, Exception cause) {
+    private HealthCheckResponse down(String check, Exception cause) {
+        String failure = cause.getClass().getName() + ": " + cause.getMessage();
+        if (!failure.equals(logged.put(check, failure))) {
+            LOG.warning(() -> String.format("Health check %s is down: %s", check, failure.replaceAll("\\R", " ")));
+        }
         return HealthCheckResponse.named(check)
                 .down()
-                .withData("error", String.valueOf(cause.getMessage()))
+                .withData("reason", REASONS.get(check))
                 .build();
     }
 
@@ -117,9 +137,7 @@ public class HealthChecks {
      * Every wait of a drain tick is bounded under the lease (docs/decisions/0013-publish-round-budget.md),
      * so a tick that has not ended for two leases is hung, not slow.
      */
-    @Produces
-    @Liveness
-    HealthCheck drain() {
+    public HealthCheck drain() {
         return () -> {
             Duration limit =
                     Duration.ofSeconds(Math.max(60, 2L * outbox.leaseSeconds())).plus(outbox.pollInterval());
@@ -133,9 +151,7 @@ public class HealthChecks {
     }
 
     /** A supervision round waits at most on a broker connect; many missed rounds in a row mean a hang. */
-    @Produces
-    @Liveness
-    HealthCheck consumers() {
+    public HealthCheck consumers() {
         return () -> {
             if (!inbox.enabled()) {
                 return HealthCheckResponse.named("durability-consumers")
