@@ -303,7 +303,11 @@ class AdminReplayApiIT {
         refused.put("Bearer " + AdminTokens.expired(user), 401);
         refused.put("Bearer " + AdminTokens.signedByAnotherKey(user), 401);
         refused.put("Bearer " + AdminTokens.fromAnotherIssuer(user), 401);
-        refused.put("Bearer " + AdminTokens.forAnotherAudience(user), 401);
+        refused.put("Bearer " + AdminTokens.forAudience(user, "billing"), 401);
+        // Another service's admin API (its audience is its own name's), and the audience every service shared
+        // before each took its own: a token for one service's admin API opens no other.
+        refused.put("Bearer " + AdminTokens.forAudience(user, "billing.admin"), 401);
+        refused.put("Bearer " + AdminTokens.forAudience(user, "durability-admin"), 401);
         refused.put("Bearer not.a.token", 401);
         refused.put(Http.basic("operator"), 401); // the pages' user, but the API takes tokens only
         refused.put("Bearer " + AdminTokens.nonAdmin(user), 403);
