@@ -19,6 +19,18 @@ class ShippedConfigurationIT {
     private static final Path SHIPPED = ROOT.resolve("liberty-config/server.xml");
     private static final Path DEV = ROOT.resolve("ear/src/dev/liberty");
 
+    @Test
+    void sessionAndSingleSignOnCookiesTravelOnlyOverHttpsOutsideTheDevelopmentProfile() throws Exception {
+        Document shipped = parse(SHIPPED);
+        assertThat(only(shipped, "webAppSecurity").getAttribute("ssoRequiresSSL"))
+                .isEqualTo("true");
+        assertThat(only(shipped, "httpSession").getAttribute("cookieSecure")).isEqualTo("true");
+
+        Document dev = parse(DEV.resolve("configDropins/overrides/dev-server.xml"));
+        assertThat(only(dev, "webAppSecurity").getAttribute("ssoRequiresSSL")).isEqualTo("false");
+        assertThat(only(dev, "httpSession").getAttribute("cookieSecure")).isEqualTo("false");
+    }
+
     /** The development key's private half is in this repository: it must never sit where production looks. */
     @Test
     void theDevelopmentKeyIsNeverAtTheShippedKeyLocation() throws Exception {
