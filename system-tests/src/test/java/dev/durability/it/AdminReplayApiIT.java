@@ -343,7 +343,12 @@ class AdminReplayApiIT {
             HttpResponse<String> response = browser.send(HttpRequest.newBuilder(server.resolve(path + query))
                     .POST(HttpRequest.BodyPublishers.noBody())
                     .build());
-            assertThat(response.statusCode()).as(path).isIn(401, 404);
+            // The contract's refusal, whichever spelling: 401 asking for a bearer token (a 404 would say nothing
+            // about whether the session was refused).
+            assertThat(response.statusCode()).as(path).isEqualTo(401);
+            assertThat(response.headers().firstValue("WWW-Authenticate"))
+                    .as(path)
+                    .hasValueSatisfying(challenge -> assertThat(challenge).startsWith("Bearer"));
         }
         assertThat(tables.auditCount()).isEqualTo(auditBefore);
     }
