@@ -67,6 +67,54 @@ class AdminAccessIT {
         }
     }
 
+    /**
+     * Session fixation: the session id a browser held before it signed in (issued to the anonymous sign-in page,
+     * or planted by someone else) is not the signed-in operator's.
+     */
+    @Test
+    void signingInGivesTheBrowserANewSessionId() throws Exception {
+        AdminHttp operator = new AdminHttp(server);
+        assertThat(operator.get("/admin/").body()).contains("j_security_check");
+        String beforeSignIn = operator.cookie("JSESSIONID");
+        assertThat(beforeSignIn).as("the session of the anonymous sign-in page").isNotNull();
+
+        assertThat(operator.signIn("operator", "operator-demo").body()).contains(SIGNED_IN);
+        String signedIn = operator.cookie("JSESSIONID");
+        assertThat(signedIn).isNotNull().isNotEqualTo(beforeSignIn);
+        assertThat(operator.get("/admin/replay.xhtml").body()).contains(SIGNED_IN);
+        assertThat(operator.cookie("JSESSIONID"))
+                .as("rotated once, at the sign-in")
+                .isEqualTo(signedIn);
+    }
+
+    /**
+     * A signed-in operator's session id without the operator's sign-in (a copied cookie, or one that outlived its
+     * single sign-on token) is expected hostile input: it gets the sign-in page and one log line, not a server error
+     * with a stack trace.
+     */
+    @Test
+    void aSignedInSessionIdPresentedAnonymouslyGetsTheSignInPageAndOneLogLine() throws Exception {
+        AdminHttp operator = new AdminHttp(server);
+        assertThat(operator.signIn("operator", "operator-demo").body()).contains(SIGNED_IN);
+        String sessionOnly = "JSESSIONID=" + operator.cookie("JSESSIONID");
+
+        ServerLog log = ServerLog.ofMainServerFromNow();
+        // The sign-in page, where a browser lands with the cookie (a page's redirect there drops it in this client).
+        HttpResponse<String> response = AdminHttp.getWithCookies(server, "/admin/login.xhtml", sessionOnly);
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("j_security_check").doesNotContain(SIGNED_IN);
+        assertThat(log.lines())
+                .noneMatch(
+                        line -> line.contains("SRVE0777E") || line.contains("FFDC1015I") || line.contains("SESN0008E"))
+                .filteredOn(line -> line.contains("presented the session id of signed-in user operator"))
+                .hasSize(1);
+        // The session ended, and with it the operator's sign-in (logoutOnHttpSessionExpire): signing in again works.
+        assertThat(operator.get("/admin/index.xhtml").body())
+                .contains("j_security_check")
+                .doesNotContain(SIGNED_IN);
+        assertThat(operator.signIn("operator", "operator-demo").body()).contains(SIGNED_IN);
+    }
+
     /** Signing out ends the credential on the server, not only in the browser that signed out. */
     @Test
     void theCookiesOfAnOperatorWhoSignedOutOpenNothingAnyMore() throws Exception {

@@ -57,6 +57,15 @@ final class AdminHttp {
         return cookieHeader(cookie -> true);
     }
 
+    /** The value of this browser's cookie {@code name}, or null while it holds none. */
+    String cookie(String name) {
+        return jar.getCookieStore().getCookies().stream()
+                .filter(cookie -> cookie.getName().equals(name))
+                .map(HttpCookie::getValue)
+                .findFirst()
+                .orElse(null);
+    }
+
     /** The single sign-on cookie alone, as a {@code Cookie} header would carry it. */
     String singleSignOnCookie() {
         return cookieHeader(cookie -> cookie.getName().equals("LtpaToken2"));

@@ -269,13 +269,25 @@ class AdminPagesIT {
         fields.put("replay:preview", "Preview");
 
         long auditBefore = tables.auditCount();
-        // A guess in the shape of a view state, and something that is not one at all.
+        // A guess in the shape of a view state, and something that is not one at all: expected hostile input, so
+        // the expired-form page and one log line each, never a server error (a stack trace and an FFDC incident).
         for (String guess :
                 List.of(Base64.getEncoder().encodeToString(new byte[24]), "-1234567890123456789:1234567890")) {
             Map<String, String> forged = new LinkedHashMap<>(fields);
             forged.put("jakarta.faces.ViewState", guess);
+            ServerLog log = ServerLog.ofMainServerFromNow();
             HttpResponse<String> refused = client.send(form("/admin/replay.xhtml", forged));
-            assertThat(refused.body()).as(guess).contains("nothing was changed").doesNotContain("Exception");
+            assertThat(refused.statusCode()).as(guess).isEqualTo(200);
+            assertThat(refused.body())
+                    .as(guess)
+                    .contains("id=\"expired\"")
+                    .contains("nothing was changed")
+                    .doesNotContain("Exception");
+            assertThat(log.lines())
+                    .as(guess)
+                    .noneMatch(line -> line.contains("SRVE0777E") || line.contains("FFDC1015I"))
+                    .filteredOn(line -> line.contains("view state could not be restored"))
+                    .hasSize(1);
         }
         HttpResponse<String> withoutState = client.send(form("/admin/replay.xhtml", fields));
         assertThat(withoutState.body()).doesNotContain("preview-matched");

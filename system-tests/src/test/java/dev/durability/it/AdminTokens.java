@@ -28,7 +28,9 @@ import java.util.UUID;
  */
 final class AdminTokens {
     static final String ISSUER = "https://durability.dev/admin-tokens";
-    static final String AUDIENCE = "durability-admin";
+    /** The test server's service is {@code orders}: its admin API's audience is its own name's. */
+    static final String AUDIENCE = "orders.admin";
+
     static final String ADMIN_GROUP = "durability-admin";
 
     private AdminTokens() {}
@@ -69,9 +71,9 @@ final class AdminTokens {
         return token(user, List.of(ADMIN_GROUP), "https://attacker.example/", Duration.ofHours(1), devKey());
     }
 
-    /** An admin token meant for another service: its audience is not the admin API's. */
-    static String forAnotherAudience(String user) {
-        return token(user, List.of(ADMIN_GROUP), ISSUER, "billing", Duration.ofHours(1), devKey());
+    /** An admin token meant for another audience than this service's admin API, such as another service's. */
+    static String forAudience(String user, String audience) {
+        return token(user, List.of(ADMIN_GROUP), ISSUER, audience, Duration.ofHours(1), devKey());
     }
 
     private static String token(String user, List<String> groups, String issuer, Duration lifetime, PrivateKey key) {

@@ -22,7 +22,9 @@ class InvalidConfigurationIT {
     @CsvSource({
         "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
         "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
-        "DURABILITY_IDEMPOTENCY_REPLAYED_HEADERS, 'Location,Set-Cookie', durability.idempotency.replayed-headers"
+        "DURABILITY_IDEMPOTENCY_REPLAYED_HEADERS, 'Location,Set-Cookie', durability.idempotency.replayed-headers",
+        // The admin API without a key to verify tokens with: the shipped default location holds none.
+        "MP_JWT_VERIFY_PUBLICKEY_LOCATION, /nonexistent/admin-jwt-public-key.pem, mp.jwt.verify.publickey.location"
     })
     void invalidValueFailsTheDeploymentNamingTheKey(String variable, String value, String key) throws Exception {
         try (LibertyServer server = LibertyServer.copyOfMain("durability-badconfig", 9192, Map.of(variable, value))) {

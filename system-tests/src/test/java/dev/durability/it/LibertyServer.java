@@ -57,9 +57,13 @@ final class LibertyServer implements AutoCloseable {
         for (String folder : List.of("apps", "jdbc")) {
             copyRecursively(main.resolve(folder), server.directory.resolve(folder));
         }
-        Path users = Path.of("configDropins", "overrides", "demo-users.xml");
-        Files.createDirectories(server.directory.resolve(users).getParent());
-        Files.copy(main.resolve(users), server.directory.resolve(users));
+        // The development settings (ear/src/dev/liberty): demo users, the development admin key, plain HTTP.
+        for (String file : List.of("demo-users.xml", "dev-server.xml")) {
+            Path dropin = Path.of("configDropins", "overrides", file);
+            Files.createDirectories(server.directory.resolve(dropin).getParent());
+            Files.copy(main.resolve(dropin), server.directory.resolve(dropin));
+        }
+        copyRecursively(main.resolve("dev-keys"), server.directory.resolve("dev-keys"));
         Map<String, String> merged = new LinkedHashMap<>();
         for (String line : Files.readAllLines(main.resolve("server.env"))) {
             int eq = line.indexOf('=');

@@ -10,27 +10,40 @@ import dev.durability.outbox.control.OutboxMetrics;
 import dev.durability.schema.control.MigrationPlan;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.eclipse.microprofile.health.Liveness;
-import org.eclipse.microprofile.health.Readiness;
 
 /**
  * The server's probes on {@code /health/ready} and {@code /health/live}. Readiness says whether this server
  * can do its work now (a load balancer stops sending it requests while it cannot); liveness says whether it
  * is stuck and only a restart helps, so it fails only on a hang, never on an outage of the database or
  * broker, which a restart would not cure.
+ *
+ * <p>The checks are not CDI health beans themselves: Open Liberty lists a health bean once for every web module
+ * whose CDI container sees it, and every WAR of the EAR sees this EJB module. One web module of the EAR registers
+ * them (the admin WAR's {@code dev.durability.admin.health.HealthProbes};
+ * docs/decisions/0059-health-checks-listed-once.md).
+ *
+ * <p>The probes are unauthenticated: a check that fails answers a fixed reason, never the exception's text (a
+ * database host, a user, an authentication error); the server log has the cause.
  */
 @ApplicationScoped
 public class HealthChecks {
+    private static final Logger LOG = Logger.getLogger(HealthChecks.class.getName());
     private static final int DATABASE_TIMEOUT_SECONDS = 2;
+    private static final Map<String, String> REASONS = Map.of(
+            "durability-database", "the database did not answer; the server log has the cause",
+            "durability-schema", "the schema's migrations could not be read; the server log has the cause",
+            "durability-broker", "the broker did not answer; the server log has the cause");
 
     @Resource(lookup = "jdbc/durability")
     DataSource dataSource;
@@ -56,14 +69,17 @@ public class HealthChecks {
     /** Once every migration was applied it stays so until the next deployment: checked until then. */
     private volatile boolean migrated;
 
-    @Produces
-    @Readiness
-    HealthCheck database() {
+    /** The failure each check last logged, so a probe every few seconds logs an outage once, not each time. */
+    private final Map<String, String> logged = new ConcurrentHashMap<>();
+
+    /** Readiness. */
+    public HealthCheck database() {
         return () -> {
             try (Connection connection = dataSource.getConnection();
                     Statement query = connection.createStatement()) {
                 query.setQueryTimeout(DATABASE_TIMEOUT_SECONDS);
                 query.execute("SELECT 1");
+                logged.remove("durability-database");
                 return HealthCheckResponse.up("durability-database");
             } catch (Exception e) {
                 return down("durability-database", e);
@@ -71,9 +87,8 @@ public class HealthChecks {
         };
     }
 
-    @Produces
-    @Readiness
-    HealthCheck schema() {
+    /** Readiness. */
+    public HealthCheck schema() {
         return () -> {
             if (!migrated) {
                 try {
@@ -85,6 +100,7 @@ public class HealthChecks {
                 } catch (RuntimeException e) {
                     return down("durability-schema", e);
                 }
+                logged.remove("durability-schema");
             }
             return HealthCheckResponse.named("durability-schema")
                     .status(migrated)
@@ -94,20 +110,19 @@ public class HealthChecks {
     }
 
     /**
-     * The broker is reachable. A broker that blocks publishers (a memory or disk alarm) is reachable: the
-     * outbox keeps what is staged meanwhile, and taking every replica out of service would turn an alarm into
-     * an outage. Its blocked publishing connection reads nothing, so no channel is opened on it then: the
-     * block the broker announced answers for it (docs/decisions/0035-health-probes.md).
+     * Readiness: the broker is reachable. A broker that blocks publishers (a memory or disk alarm) is reachable:
+     * the outbox keeps what is staged meanwhile, and taking every replica out of service would turn an alarm into
+     * an outage. Its blocked publishing connection reads nothing, so no channel is opened on it then: the block
+     * the broker announced answers for it (docs/decisions/0035-health-probes.md).
      */
-    @Produces
-    @Readiness
-    HealthCheck broker() {
+    public HealthCheck broker() {
         return () -> {
             Optional<String> blocked = broker.blockedReason();
             if (blocked.isPresent()) {
                 return blocked(blocked.get());
             }
             try (Channel channel = broker.openChannel()) {
+                logged.remove("durability-broker");
                 return HealthCheckResponse.named("durability-broker").up().build();
             } catch (Exception e) {
                 // The alarm may have blocked the connection while the channel was opening on it.
@@ -123,10 +138,14 @@ public class HealthChecks {
                 .build();
     }
 
-    private static HealthCheckResponse down(String check, Exception cause) {
+    private HealthCheckResponse down(String check, Exception cause) {
+        String failure = cause.getClass().getName() + ": " + cause.getMessage();
+        if (!failure.equals(logged.put(check, failure))) {
+            LOG.warning(() -> String.format("Health check %s is down: %s", check, failure.replaceAll("\\R", " ")));
+        }
         return HealthCheckResponse.named(check)
                 .down()
-                .withData("error", String.valueOf(cause.getMessage()))
+                .withData("reason", REASONS.get(check))
                 .build();
     }
 
@@ -134,9 +153,7 @@ public class HealthChecks {
      * Every wait of a drain tick is bounded under the lease (docs/decisions/0013-publish-round-budget.md),
      * so a tick that has not ended for two leases is hung, not slow.
      */
-    @Produces
-    @Liveness
-    HealthCheck drain() {
+    public HealthCheck drain() {
         return () -> {
             Duration limit =
                     Duration.ofSeconds(Math.max(60, 2L * outbox.leaseSeconds())).plus(outbox.pollInterval());
@@ -150,9 +167,7 @@ public class HealthChecks {
     }
 
     /** A supervision round waits at most on a broker connect; many missed rounds in a row mean a hang. */
-    @Produces
-    @Liveness
-    HealthCheck consumers() {
+    public HealthCheck consumers() {
         return () -> {
             if (!inbox.enabled()) {
                 return HealthCheckResponse.named("durability-consumers")

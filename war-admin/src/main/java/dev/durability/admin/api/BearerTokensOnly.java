@@ -4,6 +4,7 @@ import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Provider;
@@ -14,9 +15,11 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
  * on the API's path (liberty-config/server.xml); a spelling of the path that escapes that match (a path parameter,
  * an encoded letter) would reach this API with the pages' form-login session instead. Without this check such a
  * request would act on a browser's cookies, which is what the API's tokens-only rule exists to prevent
- * (docs/decisions/0037-admin-authentication.md).
+ * (docs/decisions/0037-admin-authentication.md). Before resource matching, so that every path of the API, also one
+ * that names no resource, answers the same 401 to a caller without a token.
  */
 @Provider
+@PreMatching
 @Priority(Priorities.AUTHENTICATION)
 public class BearerTokensOnly implements ContainerRequestFilter {
 

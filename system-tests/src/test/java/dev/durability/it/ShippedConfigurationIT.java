@@ -1,0 +1,79 @@
+package dev.durability.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * What the reference deployment ships (liberty-config/server.xml) for the admin pages and API, against what only
+ * the development profile (ear/src/dev/liberty, which the run command and the test servers add) may relax. The test
+ * servers run with the development profile, so the shipped settings are read here rather than observed.
+ */
+class ShippedConfigurationIT {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Path SHIPPED = ROOT.resolve("liberty-config/server.xml");
+    private static final Path DEV = ROOT.resolve("ear/src/dev/liberty");
+
+    @Test
+    void sessionAndSingleSignOnCookiesTravelOnlyOverHttpsOutsideTheDevelopmentProfile() throws Exception {
+        Document shipped = parse(SHIPPED);
+        assertThat(only(shipped, "webAppSecurity").getAttribute("ssoRequiresSSL"))
+                .isEqualTo("true");
+        assertThat(only(shipped, "httpSession").getAttribute("cookieSecure")).isEqualTo("true");
+
+        Document dev = parse(DEV.resolve("configDropins/overrides/dev-server.xml"));
+        assertThat(only(dev, "webAppSecurity").getAttribute("ssoRequiresSSL")).isEqualTo("false");
+        assertThat(only(dev, "httpSession").getAttribute("cookieSecure")).isEqualTo("false");
+    }
+
+    /** The development key's private half is in this repository: it must never sit where production looks. */
+    @Test
+    void theDevelopmentKeyIsNeverAtTheShippedKeyLocation() throws Exception {
+        String shippedLocation = variable(parse(SHIPPED), "mp.jwt.verify.publickey.location");
+        assertThat(shippedLocation).startsWith("${server.config.dir}/");
+        String relative = shippedLocation.substring("${server.config.dir}/".length());
+        // The run command copies ear/src/dev/liberty into the server's configuration folder.
+        assertThat(DEV.resolve(relative)).doesNotExist();
+        assertThat(Path.of(Coordinates.mainServerDir()).resolve(relative)).doesNotExist();
+
+        String devLocation = variable(
+                parse(DEV.resolve("configDropins/overrides/dev-server.xml")), "mp.jwt.verify.publickey.location");
+        assertThat(devLocation).isNotEqualTo(shippedLocation).startsWith("${server.config.dir}/dev-keys/");
+        assertThat(DEV.resolve(devLocation.substring("${server.config.dir}/".length())))
+                .exists();
+    }
+
+    /** Each service's admin API has an audience of its own: a token for one opens no other. */
+    @Test
+    void theAdminTokensAudienceIsTheServicesOwn() throws Exception {
+        assertThat(variable(parse(SHIPPED), "admin.jwt.audience")).isEqualTo("${durability.service-name}.admin");
+    }
+
+    private static Document parse(Path file) throws Exception {
+        assertThat(file).exists();
+        try (var in = Files.newInputStream(file)) {
+            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(in);
+        }
+    }
+
+    private static Element only(Document document, String tag) {
+        assertThat(document.getElementsByTagName(tag).getLength()).as(tag).isEqualTo(1);
+        return (Element) document.getElementsByTagName(tag).item(0);
+    }
+
+    private static String variable(Document document, String name) {
+        var variables = document.getElementsByTagName("variable");
+        for (int i = 0; i < variables.getLength(); i++) {
+            Element variable = (Element) variables.item(i);
+            if (variable.getAttribute("name").equals(name)) {
+                return variable.getAttribute("defaultValue");
+            }
+        }
+        throw new AssertionError("no variable " + name);
+    }
+}
