@@ -380,6 +380,7 @@ class AdminReplayApiIT {
                 .containsExactly("replay");
     }
 
+    /** On the test server's development profile: the shipped configuration serves no /openapi (decision 0062). */
     @Test
     void openApiDescribesTheReplayEndpointAndItsBearerScheme() {
         String document = Http.get(server, "/openapi").body();

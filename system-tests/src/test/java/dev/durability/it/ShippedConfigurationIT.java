@@ -48,6 +48,15 @@ class ShippedConfigurationIT {
                 .exists();
     }
 
+    /** /openapi would answer anyone on the public port and describe the admin API: only development serves it. */
+    @Test
+    void openApiIsServedByTheDevelopmentProfileOnly() throws Exception {
+        assertThat(features(parse(SHIPPED))).isNotEmpty().noneMatch(feature -> feature.startsWith("mpOpenAPI"));
+        assertThat(parse(SHIPPED).getElementsByTagName("mpOpenAPI").getLength()).isZero();
+        assertThat(features(parse(DEV.resolve("configDropins/overrides/dev-server.xml"))))
+                .anyMatch(feature -> feature.startsWith("mpOpenAPI"));
+    }
+
     /** Each service's admin API has an audience of its own: a token for one opens no other. */
     @Test
     void theAdminTokensAudienceIsTheServicesOwn() throws Exception {
@@ -64,6 +73,15 @@ class ShippedConfigurationIT {
     private static Element only(Document document, String tag) {
         assertThat(document.getElementsByTagName(tag).getLength()).as(tag).isEqualTo(1);
         return (Element) document.getElementsByTagName(tag).item(0);
+    }
+
+    private static java.util.List<String> features(Document document) {
+        var features = document.getElementsByTagName("feature");
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (int i = 0; i < features.getLength(); i++) {
+            names.add(features.item(i).getTextContent().trim());
+        }
+        return names;
     }
 
     private static String variable(Document document, String name) {
