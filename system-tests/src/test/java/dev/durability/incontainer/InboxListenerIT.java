@@ -234,20 +234,23 @@ class InboxListenerIT {
             topology.declareConsumer(channel, consumer);
             queues.add(consumer.queue());
             EventEnvelope event = publish(consumer);
-            // A consumer that keeps handing the message back (as lost channels would) until the broker gives up.
+            // A consumer whose channel is lost while it holds the message, again and again, as in production (a
+            // crash, a failed ack, a broken link): the broker takes the message back and counts the delivery,
+            // until it gives up at the limit. No nack: a consumer that could nack would not have lost it.
+            Connection consuming = broker.openConsumerConnection("inbox-it delivery limit");
+            connections.add(consuming);
             for (int i = 0;
                     i <= config.quorumDeliveryLimit() && auditRows(event.id()).isEmpty();
                     i++) {
+                Channel lost = consuming.createChannel();
                 com.rabbitmq.client.GetResponse taken = null;
                 for (int tries = 0; taken == null && tries < 100; tries++) {
-                    taken = channel.basicGet(consumer.queue(), false);
+                    taken = lost.basicGet(consumer.queue(), false);
                     if (taken == null) {
                         Thread.sleep(20);
                     }
                 }
-                if (taken != null) {
-                    channel.basicNack(taken.getEnvelope().getDeliveryTag(), false, true);
-                }
+                lost.abort();
             }
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> auditRows(event.id()).size() == 1);

@@ -39,6 +39,10 @@ class ConsumersWhileDatabaseDownIT {
         List<UUID> orders = new ArrayList<>();
         double parkedBefore = Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"parked\"");
         double pausesBefore = Http.metric(server, "durability_inbox_pauses_total", "queue=\"orders.shipments\"");
+        // The unique token index and the inbox's key would absorb a second record of the same dead letter or order:
+        // only these counters show whether anything was recorded twice.
+        double duplicatesBefore = Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"duplicate\"");
+        double dedupHitsBefore = Http.metric(server, "durability_inbox_dedup_hits_total", "queue=\"orders.shipments\"");
         long parkedLogged = occurrences(PARKED);
         long pausedLogged = occurrences(PAUSED);
         Postgresql.stop();
@@ -75,6 +79,12 @@ class ConsumersWhileDatabaseDownIT {
                         && tables.count("demo_shipments", "order_id = ANY (?)", (Object) orders.toArray(new UUID[0]))
                                 >= ORDERS);
         Thread.sleep(2_000); // a second record of any of them would show now
+        assertThat(Http.metric(server, "durability_dlq_outcomes_total", "outcome=\"duplicate\""))
+                .as("no dead letter delivered again after it was recorded")
+                .isEqualTo(duplicatesBefore);
+        assertThat(Http.metric(server, "durability_inbox_dedup_hits_total", "queue=\"orders.shipments\""))
+                .as("no order delivered again after it was processed")
+                .isEqualTo(dedupHitsBefore);
         assertThat(tables.count("dead_letter_audit", "event_type = ?", eventType))
                 .isEqualTo(DEAD_LETTERS);
         assertThat(tables.count(

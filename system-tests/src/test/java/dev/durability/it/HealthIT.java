@@ -4,12 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import jakarta.json.Json;
+import com.sun.jdi.Bootstrap;
+import com.sun.jdi.Method;
+import com.sun.jdi.ReferenceType;
+import com.sun.jdi.ThreadReference;
+import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.connect.AttachingConnector;
+import com.sun.jdi.connect.Connector;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.EventRequest;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -21,7 +34,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The MicroProfile Health probes of the shared server: ready while the database, the broker and the
- * schema are, and ready again once an outage ends.
+ * schema are, and ready again once an outage ends; live through outages, not live while the drain hangs.
  */
 class HealthIT {
     private final URI server = Coordinates.mainServer();
@@ -71,7 +84,7 @@ class HealthIT {
     }
 
     @Test
-    void withoutTheBrokerTheServerIsNotReadyUntilItIsBack() {
+    void withoutTheBrokerTheServerIsNotReadyUntilItIsBack() throws Exception {
         Rabbitmq.stopApp();
         try {
             HttpResponse<String> ready = await().atMost(Duration.ofSeconds(30))
@@ -80,6 +93,7 @@ class HealthIT {
             assertThat(checks(ready))
                     .containsEntry("durability-broker", "DOWN")
                     .containsEntry("durability-database", "UP");
+            assertLiveThroughout(Duration.ofSeconds(10));
         } finally {
             Rabbitmq.startApp();
         }
@@ -89,7 +103,7 @@ class HealthIT {
     }
 
     @Test
-    void withoutTheDatabaseTheServerIsNotReadyUntilItIsBack() {
+    void withoutTheDatabaseTheServerIsNotReadyUntilItIsBack() throws Exception {
         ServerLog log = ServerLog.ofMainServerFromNow();
         Postgresql.stop();
         try {
@@ -110,12 +124,123 @@ class HealthIT {
             assertThat(log.lines())
                     .filteredOn(line -> line.contains("Health check durability-database is down"))
                     .isNotEmpty();
+            assertLiveThroughout(Duration.ofSeconds(10));
         } finally {
             Postgresql.start();
         }
         await().atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> Http.get(server, "/health/ready").statusCode() == 200);
+    }
+
+    /**
+     * An outage is no hang: a restart would not cure it, so liveness stays up while it lasts (the drain's ticks
+     * and the consumers' rounds go on failing fast).
+     */
+    private void assertLiveThroughout(Duration period) throws InterruptedException {
+        long end = System.nanoTime() + period.toNanos();
+        while (System.nanoTime() < end) {
+            HttpResponse<String> live = Http.get(server, "/health/live");
+            assertThat(live.statusCode()).as(live.body()).isEqualTo(200);
+            assertThat(checks(live))
+                    .containsEntry("durability-drain", "UP")
+                    .containsEntry("durability-consumers", "UP");
+            Thread.sleep(1_000);
+        }
+    }
+
+    /**
+     * A drain whose tick never ends is hung, which only a restart cures: liveness goes down. Every wait of a tick
+     * is bounded, so no outage hangs it; a debugger stops the thread inside a tick instead, on a server of its
+     * own (its own schema, a short lease so the limit is the minimum of a minute plus a poll interval).
+     */
+    @Test
+    void aHungDrainTakesLivenessDownAndItComesBackWhenTheDrainGoesOn() throws Exception {
+        String schema = "durability_health_hang";
+        OutboxTable.dropSchema(schema);
+        try (LibertyServer hung = LibertyServer.copyOfMain(
+                "durability-health-hang",
+                9198,
+                Map.of(
+                        "DB_SCHEMA", schema,
+                        "DURABILITY_INSTANCE_NAME", "it-health-hang",
+                        "DURABILITY_OUTBOX_LEASE_SECONDS", "30",
+                        "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "1000",
+                        "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "2000",
+                        "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS", "2000",
+                        "DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"))) {
+            Files.writeString(
+                    hung.directory().resolve("jvm.options"),
+                    "\n-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:" + DEBUG_PORT + "\n",
+                    StandardOpenOption.APPEND);
+            hung.start();
+            hung.awaitApplicationStarted();
+            URI uri = hung.uri();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> Http.get(uri, "/health/live"), r -> r.statusCode() == 200);
+
+            VirtualMachine vm = attach(DEBUG_PORT);
+            try {
+                ThreadReference stopped = stopInsideATick(vm);
+                HttpResponse<String> live = await().atMost(Duration.ofSeconds(150))
+                        .pollInterval(Duration.ofSeconds(2))
+                        .until(() -> Http.get(uri, "/health/live"), r -> r.statusCode() == 503);
+                assertThat(checks(live)).containsEntry("durability-drain", "DOWN");
+                assertThat(Http.get(uri, "/health/ready").statusCode())
+                        .as("a hung drain is no outage: the server still serves")
+                        .isEqualTo(200);
+
+                stopped.resume();
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .until(() -> Http.get(uri, "/health/live").statusCode() == 200);
+            } finally {
+                vm.dispose();
+            }
+        }
+    }
+
+    private static final int DEBUG_PORT = 9199;
+
+    private static VirtualMachine attach(int port) throws Exception {
+        AttachingConnector socket = Bootstrap.virtualMachineManager().attachingConnectors().stream()
+                .filter(c -> c.name().equals("com.sun.jdi.SocketAttach"))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Connector.Argument> arguments = socket.defaultArguments();
+        arguments.get("hostname").setValue("127.0.0.1");
+        arguments.get("port").setValue(Integer.toString(port));
+        return socket.attach(arguments);
+    }
+
+    /**
+     * Stops the next drain tick's thread where the tick has begun (the overlap guard taken), and only that thread:
+     * later ticks find the guard taken and return at once, so no tick ends.
+     */
+    private static ThreadReference stopInsideATick(VirtualMachine vm) throws Exception {
+        ReferenceType timer = vm.classesByName("dev.durability.outbox.boundary.OutboxDrainTimer").stream()
+                .findFirst()
+                .orElseThrow();
+        Method drain = timer.methodsByName("drain").get(0);
+        BreakpointRequest breakpoint = vm.eventRequestManager().createBreakpointRequest(drain.location());
+        breakpoint.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+        breakpoint.enable();
+        try {
+            while (true) {
+                EventSet events = vm.eventQueue().remove(30_000);
+                if (events == null) {
+                    throw new AssertionError("no drain tick began within 30 s");
+                }
+                for (Event event : events) {
+                    if (event instanceof BreakpointEvent hit) {
+                        return hit.thread();
+                    }
+                }
+                events.resume();
+            }
+        } finally {
+            vm.eventRequestManager().deleteEventRequest(breakpoint);
+        }
     }
 
     /** Each check's status by name; a check listed twice fails the test (docs/decisions/0059-health-checks-listed-once.md). */
