@@ -3,7 +3,6 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import jakarta.json.Json;
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.Method;
 import com.sun.jdi.ReferenceType;
@@ -16,6 +15,7 @@ import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.EventRequest;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.URI;
