@@ -61,6 +61,12 @@ public class IdempotencyFilter extends HttpFilter {
     public static final String REPLAYED = "Idempotent-Replayed";
     /** Marks a replay whose original body was not kept (over the cap, or not sent whole): it has no body. */
     public static final String REPLAY_BODY = "Idempotent-Replay-Body";
+    /**
+     * Request attribute ({@code Boolean.TRUE}) telling the handler that an earlier request with this key left no
+     * recorded answer: a handler that commits on its own looks for that request's effects and answers as it did
+     * (docs/idempotency.md, "A server that dies mid-request").
+     */
+    public static final String RETAKEN = "dev.durability.idempotency.retaken";
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = Logger.getLogger(IdempotencyFilter.class.getName());
@@ -164,6 +170,9 @@ public class IdempotencyFilter extends HttpFilter {
             }
             if (outcome instanceof ClaimOutcome.Claimed claimed) {
                 metrics.claimed();
+                if (claimed.retaken()) {
+                    buffered.setAttribute(RETAKEN, Boolean.TRUE);
+                }
                 handedOver = run(buffered, response, chain, cacheKey, claimed.generation(), path, reservation);
             } else if (outcome instanceof ClaimOutcome.InProgress inProgress) {
                 metrics.conflict();

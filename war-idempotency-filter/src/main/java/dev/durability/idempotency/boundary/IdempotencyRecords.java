@@ -69,7 +69,7 @@ public class IdempotencyRecords {
             WHERE r.expires_at <= now()
                OR r.state = 'failed'
                OR (r.state = 'processing' AND r.claim_expires_at <= now())
-            RETURNING claim_generation
+            RETURNING claim_generation, r.xmax::text <> '0' AS retaken
             """;
     private static final String FIND = """
             SELECT state, body_fingerprint = ? AS same_body, expires_at <= now() AS expired,
@@ -115,7 +115,7 @@ public class IdempotencyRecords {
                     claim.setLong(6, expiry.toSeconds());
                     try (ResultSet claimed = claim.executeQuery()) {
                         if (claimed.next()) {
-                            return new ClaimOutcome.Claimed(claimed.getLong(1));
+                            return new ClaimOutcome.Claimed(claimed.getLong(1), claimed.getBoolean(2));
                         }
                     }
                 }

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -88,6 +89,27 @@ public class OrderService {
         // The orders are written and not read again in this transaction; the commit need not look at them.
         em.clear();
         return eventIds;
+    }
+
+    /**
+     * The event id of the order this request placed, if the caller's order with its id and the same content exists: a
+     * retry of a request whose answer was lost finds it. Empty when there is none, or it holds other content.
+     */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Optional<UUID> placedEvent(OrderRequest request) {
+        DemoOrder order = em.find(DemoOrder.class, request.id());
+        if (order == null
+                || !order.placedBy(caller())
+                || !order.customer().equals(request.customer())
+                || !order.sku().equals(request.sku())
+                || order.quantity() != request.quantity()) {
+            return Optional.empty();
+        }
+        List<?> events = em.createNativeQuery(
+                        "SELECT CAST(id AS text) FROM event_outbox WHERE aggregate_id = ? AND event_type = 'order.placed'")
+                .setParameter(1, request.id())
+                .getResultList();
+        return events.size() == 1 ? Optional.of(UUID.fromString((String) events.get(0))) : Optional.empty();
     }
 
     /** The caller's order {@code id}, or null when there is none or another caller placed it. */

@@ -3,6 +3,7 @@ package dev.durability.demo.orders.boundary;
 import dev.durability.demo.orders.entity.DemoOrder;
 import dev.durability.demo.orders.entity.InvalidOrderException;
 import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
+import dev.durability.idempotency.boundary.IdempotencyFilter;
 import dev.durability.idempotency.control.IdempotencyKey;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -11,6 +12,7 @@ import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -30,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -68,6 +71,9 @@ public class OrdersResource {
     @Context
     SecurityContext security;
 
+    @Context
+    HttpServletRequest servletRequest;
+
     /**
      * With an {@code Idempotency-Key} and no id of the client's, the order's id is derived from the caller, the
      * request line and the key, as the filter scopes the key. Should a server die after the order committed and
@@ -101,7 +107,16 @@ public class OrdersResource {
             if (json.getValueType() != JsonValue.ValueType.OBJECT) {
                 return Problems.malformedRequest("the body must be " + ONE_ORDER + ", was " + RequestBody.kind(json));
             }
-            order = OrderRequest.from(json, "").identified(keyedId());
+            OrderRequest asked = OrderRequest.from(json, "");
+            order = asked.identified(keyedId());
+            if (asked.id() == null && Boolean.TRUE.equals(servletRequest.getAttribute(IdempotencyFilter.RETAKEN))) {
+                // An earlier request with this key left no recorded answer: if its order is there, this is its
+                // retry, and its answer is that order's 201 (docs/idempotency.md).
+                Optional<UUID> placed = orders.placedEvent(order);
+                if (placed.isPresent()) {
+                    return created(order.id(), placed.get());
+                }
+            }
         } catch (RequestRefused e) {
             return e.problem();
         } catch (InvalidOrderException e) {
@@ -124,12 +139,16 @@ public class OrdersResource {
                             + "was placed",
                     Json.createObjectBuilder().add("order_id", order.id().toString()));
         }
+        return created(order.id(), eventId);
+    }
+
+    private Response created(UUID orderId, UUID eventId) {
         JsonObject created = Json.createObjectBuilder()
-                .add("id", order.id().toString())
+                .add("id", orderId.toString())
                 .add("event_id", eventId.toString())
                 .build();
         return Response.created(
-                        uri.getAbsolutePathBuilder().path(order.id().toString()).build())
+                        uri.getAbsolutePathBuilder().path(orderId.toString()).build())
                 .entity(created)
                 .build();
     }
