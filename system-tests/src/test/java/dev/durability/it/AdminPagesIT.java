@@ -163,14 +163,7 @@ class AdminPagesIT {
             assertThat(((JavascriptExecutor) browser.driver()).executeScript("return window.pwned === undefined"))
                     .isEqualTo(true);
 
-            rowOf(browser, existingLetter)
-                    .findElement(By.cssSelector("input[value='Redrive']"))
-                    .click();
-            await().atMost(Duration.ofSeconds(20))
-                    .until(() -> browser.driver()
-                            .findElement(By.id("messages"))
-                            .getText()
-                            .contains("Dead letter " + existingLetter + " redriven"));
+            redrive(browser, existingLetter, "Dead letter " + existingLetter + " redriven");
             queue.awaitArrivalOf(List.of(existing), Duration.ofSeconds(30));
             assertThat(queue.messages().get(0).properties().getHeaders().get("x-durability-publication"))
                     .isEqualTo(1);
@@ -218,6 +211,12 @@ class AdminPagesIT {
     }
 
     private static void assertRedriveRefused(AdminBrowser browser, long letter, String why) {
+        redrive(browser, letter, "dead letter " + letter + " cannot be redriven");
+        assertThat(browser.driver().findElement(By.id("messages")).getText()).contains(why);
+    }
+
+    /** Clicks the letter's Redrive and waits for the page's message to say {@code outcome}. */
+    private static void redrive(AdminBrowser browser, long letter, String outcome) {
         rowOf(browser, letter)
                 .findElement(By.cssSelector("input[value='Redrive']"))
                 .click();
@@ -225,8 +224,7 @@ class AdminPagesIT {
                 .until(() -> browser.driver()
                         .findElement(By.id("messages"))
                         .getText()
-                        .contains("dead letter " + letter + " cannot be redriven"));
-        assertThat(browser.driver().findElement(By.id("messages")).getText()).contains(why);
+                        .contains(outcome));
     }
 
     @Test

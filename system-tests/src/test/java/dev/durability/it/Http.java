@@ -47,6 +47,17 @@ final class Http {
                 .build());
     }
 
+    /** Places one order for {@code customer} with {@code Idempotency-Key: key}, waiting up to a minute. */
+    static HttpResponse<String> postKeyedOrder(URI server, String key, String customer) {
+        return send(HttpRequest.newBuilder(server.resolve("/api/orders"))
+                .timeout(Duration.ofSeconds(60))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"customer\":\"" + customer + "\",\"sku\":\"book-1\",\"quantity\":1}"))
+                .build());
+    }
+
     /**
      * Posts bytes exactly as given, under the given Content-Type ({@code null}: none), to send what a JSON
      * client never would. A long timeout: a bulk of thousands of orders takes seconds on a loaded machine.

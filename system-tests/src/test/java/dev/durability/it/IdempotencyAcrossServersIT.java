@@ -3,9 +3,7 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,12 +29,12 @@ class IdempotencyAcrossServersIT {
             String customer = "replica-" + UUID.randomUUID();
             String key = UUID.randomUUID().toString();
 
-            HttpResponse<String> first = post(Coordinates.mainServer(), key, customer);
-            HttpResponse<String> throughReplica = post(second.uri(), key, customer);
+            HttpResponse<String> first = Http.postKeyedOrder(Coordinates.mainServer(), key, customer);
+            HttpResponse<String> throughReplica = Http.postKeyedOrder(second.uri(), key, customer);
             second.stop();
             second.start();
             second.awaitApplicationStarted();
-            HttpResponse<String> afterRestart = post(second.uri(), key, customer);
+            HttpResponse<String> afterRestart = Http.postKeyedOrder(second.uri(), key, customer);
 
             assertThat(first.statusCode()).isEqualTo(201);
             for (HttpResponse<String> retry : List.of(throughReplica, afterRestart)) {
@@ -65,7 +63,7 @@ class IdempotencyAcrossServersIT {
             List<Future<HttpResponse<String>>> sent = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 URI server = servers.get(i % servers.size());
-                sent.add(pool.submit(() -> post(server, key, customer)));
+                sent.add(pool.submit(() -> Http.postKeyedOrder(server, key, customer)));
             }
             List<HttpResponse<String>> responses = new ArrayList<>();
             for (Future<HttpResponse<String>> response : sent) {
@@ -75,15 +73,5 @@ class IdempotencyAcrossServersIT {
         } finally {
             pool.shutdownNow();
         }
-    }
-
-    private static HttpResponse<String> post(URI server, String key, String customer) {
-        return Http.send(HttpRequest.newBuilder(server.resolve("/api/orders"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"customer\":\"" + customer + "\",\"sku\":\"book-1\",\"quantity\":1}"))
-                .build());
     }
 }

@@ -3,8 +3,6 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,7 +51,7 @@ class IdempotencyServerKilledIT {
             try (Connection holder = OutboxTable.connect()) {
                 holdRecordedSuccesses(holder, lock);
                 CompletableFuture<HttpResponse<String>> inFlight =
-                        CompletableFuture.supplyAsync(() -> post(server.uri(), key, customer));
+                        CompletableFuture.supplyAsync(() -> Http.postKeyedOrder(server.uri(), key, customer));
                 waiting = await("the request's answer waits to be recorded")
                         .atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(100))
@@ -76,12 +74,12 @@ class IdempotencyServerKilledIT {
                     .pollInterval(Duration.ofMillis(500))
                     .until(
                             () -> {
-                                HttpResponse<String> retry = post(server.uri(), key, customer);
+                                HttpResponse<String> retry = Http.postKeyedOrder(server.uri(), key, customer);
                                 statuses.add(retry.statusCode());
                                 return retry;
                             },
                             retry -> !isFilterInProgress(retry));
-            HttpResponse<String> replay = post(server.uri(), key, customer);
+            HttpResponse<String> replay = Http.postKeyedOrder(server.uri(), key, customer);
 
             assertThat(outcome.statusCode()).as(outcome.body()).isEqualTo(201);
             String orderId = Http.json(outcome).getString("id");
@@ -143,15 +141,5 @@ class IdempotencyServerKilledIT {
 
     private static boolean isFilterInProgress(HttpResponse<String> response) {
         return response.statusCode() == 409 && response.body().contains(FILTER_IN_PROGRESS);
-    }
-
-    private static HttpResponse<String> post(URI server, String key, String customer) {
-        return Http.send(HttpRequest.newBuilder(server.resolve("/api/orders"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"customer\":\"" + customer + "\",\"sku\":\"book-1\",\"quantity\":1}"))
-                .build());
     }
 }

@@ -55,13 +55,7 @@ class InvalidConfigurationIT {
             try (LibertyServer server = LibertyServer.copyOfMain(
                     "durability-badconfig", 9192, Map.of("DURABILITY_DEAD_LETTER_QUEUE", queue))) {
                 server.start();
-                await().atMost(Duration.ofSeconds(120))
-                        .pollInterval(Duration.ofMillis(500))
-                        .until(() -> server.messagesLog().contains("CWWKZ0002E")
-                                || server.messagesLog().contains("CWWKZ0001I"));
-                assertThat(server.messagesLog())
-                        .doesNotContain("CWWKZ0001I: Application durability started")
-                        .contains("CWWKZ0002E")
+                assertThat(logOfRefusedDeployment(server))
                         .contains("RabbitMQ refused to declare queue '" + queue + "'")
                         .contains("inequivalent arg 'x-max-length'");
             } finally {
@@ -92,13 +86,7 @@ class InvalidConfigurationIT {
                             "DURABILITY_BROKER_ALTERNATE_EXCHANGE",
                             alternate))) {
                 server.start();
-                await().atMost(Duration.ofSeconds(120))
-                        .pollInterval(Duration.ofMillis(500))
-                        .until(() -> server.messagesLog().contains("CWWKZ0002E")
-                                || server.messagesLog().contains("CWWKZ0001I"));
-                assertThat(server.messagesLog())
-                        .doesNotContain("CWWKZ0001I: Application durability started")
-                        .contains("CWWKZ0002E")
+                assertThat(logOfRefusedDeployment(server))
                         .contains("RabbitMQ refused to declare the events exchange '" + exchange + "'")
                         .contains("inequivalent arg 'alternate-exchange'");
             } finally {
@@ -107,5 +95,18 @@ class InvalidConfigurationIT {
                 channel.queueDelete(alternate);
             }
         }
+    }
+
+    /** The server's log once the application's start ended, which must have failed (CWWKZ0002E). */
+    private static String logOfRefusedDeployment(LibertyServer server) {
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> server.messagesLog().contains("CWWKZ0002E")
+                        || server.messagesLog().contains("CWWKZ0001I"));
+        String log = server.messagesLog();
+        assertThat(log)
+                .doesNotContain("CWWKZ0001I: Application durability started")
+                .contains("CWWKZ0002E");
+        return log;
     }
 }
