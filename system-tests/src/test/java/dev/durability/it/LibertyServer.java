@@ -168,7 +168,16 @@ final class LibertyServer implements AutoCloseable {
     }
 
     String messagesLog() {
-        Path log = directory.resolve("logs/messages.log");
+        return log("messages.log");
+    }
+
+    /** What the JVM itself printed (a fatal error, such as running out of memory, is only here). */
+    String consoleLog() {
+        return log("console.log");
+    }
+
+    private String log(String file) {
+        Path log = directory.resolve("logs").resolve(file);
         try {
             return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
         } catch (IOException e) {
