@@ -3,6 +3,7 @@ package dev.durability.schema.boundary;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.schema.control.MigrationPlan;
+import dev.durability.schema.control.SchemaConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
@@ -15,12 +16,20 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Objects;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationInfoService;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.flywaydb.core.api.output.ValidateResult;
 
 /**
- * Brings the schema to the version this build expects, at start-up, on every server. Flyway serializes
+ * Brings the schema to the version this build expects, at start-up, on every server; or, when its administrator
+ * migrates it ({@code durability.schema.migrate=false}), checks that it is at that version. Flyway serializes
  * concurrent servers with a PostgreSQL advisory lock, refuses a migration whose checksum changed after
  * release, and a failure here fails the application's start: no server runs against a schema it does
  * not know. Bean-managed transactions: Flyway commits each migration itself.
@@ -38,6 +47,9 @@ public class SchemaMigration {
     @Inject
     ServiceConfig service;
 
+    @Inject
+    SchemaConfig config;
+
     @PostConstruct
     void migrate() {
         try (Connection connection = dataSource.getConnection()) {
@@ -47,10 +59,46 @@ public class SchemaMigration {
         } catch (SQLException e) {
             throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
         }
-        MigrateResult result =
-                MigrationPlan.forSchema(dataSource, service.schema()).migrate();
+        Flyway flyway = MigrationPlan.forSchema(dataSource, service.schema());
+        if (!config.migrate()) {
+            requireCurrentVersion(flyway);
+            return;
+        }
+        MigrateResult result = flyway.migrate();
         LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion + " ("
                 + result.migrationsExecuted + " migrations applied now)");
+    }
+
+    /**
+     * Validate only: the schema's administrator applies the migrations (docs/schema.md), and a server of this
+     * release refuses to run on a schema that lacks any of them, naming the version it found and the one it
+     * needs, or whose applied migrations differ from this release's.
+     */
+    private void requireCurrentVersion(Flyway flyway) {
+        MigrationInfoService info = flyway.info();
+        String needed = Arrays.stream(info.all())
+                .map(MigrationInfo::getVersion)
+                .filter(Objects::nonNull)
+                .max(Comparator.naturalOrder())
+                .map(Object::toString)
+                .orElse("none");
+        MigrationInfo current = info.current();
+        String found = current == null || current.getVersion() == null
+                ? "none (no history table " + MigrationPlan.HISTORY_TABLE + ")"
+                : current.getVersion().toString();
+        if (info.pending().length > 0) {
+            throw new IllegalStateException("Durability schema " + service.schema() + " is at version " + found
+                    + "; this release needs version " + needed + ", and " + SchemaConfig.MIGRATE
+                    + " is false, so the servers do not migrate it: apply the release's migrations (docs/schema.md)"
+                    + " or set " + SchemaConfig.MIGRATE + "=true");
+        }
+        ValidateResult validation = flyway.validateWithResult();
+        if (!validation.validationSuccessful) {
+            throw new IllegalStateException("Durability schema " + service.schema() + " at version " + found
+                    + " differs from this release's migrations: " + validation.getAllErrorMessages());
+        }
+        LOG.info(() -> "Durability schema " + service.schema() + " at version " + found + ", validated ("
+                + SchemaConfig.MIGRATE + "=false: its administrator migrates it)");
     }
 
     /**
