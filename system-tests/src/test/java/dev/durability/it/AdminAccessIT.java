@@ -9,14 +9,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every admin page, over plain HTTP, with every kind of credential that must not open it: none, a forged
+ * Every admin page, over HTTPS, with every kind of credential that must not open it: none, a forged
  * single sign-on cookie or session id, a user who is not an admin, and the cookies of an operator who signed
  * out (a stolen or left-behind cookie). An expired sign-in is {@link AdminSignInExpiryIT}'s, the API's own
  * credentials are {@link AdminReplayApiIT}'s.
@@ -25,7 +28,73 @@ class AdminAccessIT {
     private static final List<String> PAGES = AdminHttp.PAGES;
     private static final String SIGNED_IN = AdminHttp.SIGNED_IN;
 
-    private final URI server = Coordinates.mainServer();
+    private final URI server = Coordinates.mainServerHttps();
+
+    /**
+     * The admin pages, their sign-in and the API answer plain HTTP with a redirect to the HTTPS port and nothing
+     * else: no page, no cookie, no sign-in (the WAR's CONFIDENTIAL transport guarantee, which no server
+     * configuration relaxes). Over HTTPS, the session and single sign-on cookies are marked {@code Secure}, so a
+     * browser never sends them back over plain HTTP (the shipped server.xml, which the development profile leaves
+     * as it is; docs/decisions/0065-admin-over-https-only.md).
+     */
+    @Test
+    void plainHttpIsSentToTheHttpsPortWhoseCookiesAreSecure() throws Exception {
+        URI plain = Coordinates.mainServer();
+        HttpClient noRedirects = HttpClient.newBuilder()
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        List<HttpRequest> plainRequests = new ArrayList<>();
+        for (String page : Stream.concat(PAGES.stream(), Stream.of("/admin/login.xhtml", "/admin/error.html"))
+                .toList()) {
+            plainRequests.add(HttpRequest.newBuilder(plain.resolve(page)).build());
+        }
+        String tokenUser = "plain-http-" + UUID.randomUUID();
+        plainRequests.add(HttpRequest.newBuilder(plain.resolve(
+                        "/admin/events/replay?from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z&dry_run=true"))
+                .header("Authorization", "Bearer " + AdminTokens.admin(tokenUser))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
+        for (HttpRequest request : plainRequests) {
+            HttpResponse<String> response = noRedirects.send(request, HttpResponse.BodyHandlers.ofString());
+            String what = request.method() + " " + request.uri();
+            assertThat(response.statusCode()).as(what).isEqualTo(302);
+            assertThat(response.headers().firstValue("Location"))
+                    .as(what)
+                    .hasValue(server.resolve(request.uri().getRawPath()) + query(request.uri()));
+            assertThat(response.headers().allValues("Set-Cookie")).as(what).isEmpty();
+            assertThat(response.body())
+                    .as(what)
+                    .doesNotContain("j_security_check")
+                    .doesNotContain(SIGNED_IN);
+        }
+        assertThat(new AdminTables(Coordinates.mainSchema()).auditOf(tokenUser))
+                .as("the replay sent over plain HTTP did not run")
+                .isEmpty();
+        // The container checks a sign-in posted to plain HTTP (no page of the server's posts there: the form is
+        // served over HTTPS only) before the transport guarantee, but signs nobody in: no session, no sign-on cookie.
+        HttpResponse<String> plainSignIn = noRedirects.send(
+                AdminForms.post(
+                        plain,
+                        "/admin/j_security_check",
+                        Map.of("j_username", "operator", "j_password", "operator-demo")),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(plainSignIn.headers().allValues("Set-Cookie"))
+                .noneMatch(cookie -> cookie.startsWith("LtpaToken2=") || cookie.startsWith("JSESSIONID="));
+        assertThat(plainSignIn.body()).doesNotContain(SIGNED_IN);
+
+        AdminHttp operator = new AdminHttp(server);
+        HttpResponse<String> signInPage = operator.get("/admin/");
+        HttpResponse<String> signedIn = operator.send(AdminForms.post(
+                server, "/admin/j_security_check", Map.of("j_username", "operator", "j_password", "operator-demo")));
+        assertThat(signedIn.body()).contains(SIGNED_IN);
+        List<String> cookies =
+                Stream.concat(setCookies(signInPage), setCookies(signedIn)).toList();
+        assertThat(cookies)
+                .anyMatch(cookie -> cookie.startsWith("JSESSIONID="))
+                .anyMatch(cookie -> cookie.startsWith("LtpaToken2="))
+                .allSatisfy(cookie -> assertThat(cookie).containsIgnoringCase("; Secure"));
+    }
 
     @Test
     void withoutACredentialEveryPageAnswersTheSignInFormOnly() throws Exception {
@@ -141,16 +210,17 @@ class AdminAccessIT {
     }
 
     /**
-     * A client that offers to upgrade to cleartext HTTP/2 (Java's HttpClient and {@code curl --http2} do) gets its
-     * page over HTTP/1.1. Liberty's upgrade of a request signed in by the single sign-on cookie alone never
+     * A client that offers HTTP/2 (Java's HttpClient and {@code curl --http2} do) gets its page over HTTP/1.1, on
+     * TLS as on cleartext. Liberty's upgrade of a request signed in by the single sign-on cookie alone never
      * answered and held a server thread (docs/decisions/0048-http-1-1-only.md).
      */
     @Test
-    void aClientOfferingCleartextHttp2GetsItsPageOverHttp11() throws Exception {
+    void aClientOfferingHttp2GetsItsPageOverHttp11() throws Exception {
         AdminHttp operator = new AdminHttp(server);
         operator.signIn("operator", "operator-demo");
         HttpResponse<String> response = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_2)
+                .sslContext(TestServerTls.context())
                 .build()
                 .send(
                         HttpRequest.newBuilder(server.resolve("/admin/index.xhtml"))
@@ -205,6 +275,17 @@ class AdminAccessIT {
                 }
             }
         }
+    }
+
+    /** The {@code Set-Cookie} values of a response and of the responses that redirected to it. */
+    private static Stream<String> setCookies(HttpResponse<?> response) {
+        return Stream.iterate(
+                        response, Objects::nonNull, r -> r.previousResponse().orElse(null))
+                .flatMap(r -> r.headers().allValues("Set-Cookie").stream());
+    }
+
+    private static String query(URI uri) {
+        return uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
     }
 
     /** The page's sign-out form as a browser submits it: its hidden fields, the view state among them, and the button. */

@@ -19,7 +19,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Headless Chromium on the admin pages: the Debian {@code chromium} and {@code chromium-driver} packages, named
- * explicitly so Selenium never tries to download a browser. Screenshots go to the build's screenshots folder.
+ * explicitly so Selenium never tries to download a browser. It accepts the test servers' self-signed certificates
+ * ({@link TestServerTls}). Screenshots go to the build's screenshots folder.
  */
 final class AdminBrowser implements AutoCloseable {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -32,6 +33,7 @@ final class AdminBrowser implements AutoCloseable {
         this.server = server;
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
+        options.setAcceptInsecureCerts(true);
         options.addArguments(
                 "--headless=new",
                 "--no-sandbox",

@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** The admin pages' forms as a browser submits them, for tests that post them over plain HTTP. */
+/** The admin pages' forms as a browser submits them, for tests that post them without a browser. */
 final class AdminForms {
     private static final Pattern HIDDEN =
             Pattern.compile("<input type=\"hidden\" name=\"([^\"]+)\"[^>]*value=\"([^\"]*)\"");

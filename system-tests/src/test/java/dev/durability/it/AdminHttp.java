@@ -13,7 +13,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * A browser on the admin pages over plain HTTP: its own cookie jar, redirects followed, and the form sign-in as
+ * A browser on the admin pages over HTTPS: its own cookie jar, redirects followed, and the form sign-in as
  * the server's login page posts it. For tests of what a credential opens; {@link AdminBrowser} drives the pages
  * themselves.
  */
@@ -32,6 +32,7 @@ final class AdminHttp {
         this.server = server;
         this.client = HttpClient.newBuilder()
                 .cookieHandler(jar)
+                .sslContext(TestServerTls.context())
                 .followRedirects(HttpClient.Redirect.NORMAL)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
@@ -81,6 +82,7 @@ final class AdminHttp {
     /** A GET carrying exactly these cookies (redirects too), from a client that keeps none of its own. */
     static HttpResponse<String> getWithCookies(URI server, String page, String cookies) throws Exception {
         return HttpClient.newBuilder()
+                .sslContext(TestServerTls.context())
                 .followRedirects(HttpClient.Redirect.NORMAL)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build()

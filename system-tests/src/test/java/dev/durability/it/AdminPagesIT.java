@@ -37,7 +37,7 @@ import org.openqa.selenium.WebElement;
 class AdminPagesIT {
     private static final String OPERATOR = "operator";
     private static final String OPERATOR_PASSWORD = "operator-demo";
-    private final URI server = Coordinates.mainServer();
+    private final URI server = Coordinates.mainServerHttps();
     private final AdminTables tables = new AdminTables(Coordinates.mainSchema());
     private final String prefix = "p" + UUID.randomUUID().toString().substring(0, 8);
     private final OffsetDateTime windowStart = OffsetDateTime.now(ZoneOffset.UTC)

@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
 class AdminReplayApiIT {
     private static final String ORDERS_QUEUE_LABEL = "queue=\"orders.shipments\"";
     private final URI server = Coordinates.mainServer();
+    /** The admin API answers on the HTTPS port only; the orders API and the metrics on the plain one. */
+    private final URI admin = Coordinates.mainServerHttps();
+
     private final AdminTables tables = new AdminTables(Coordinates.mainSchema());
     private final String user = "replay-it-" + UUID.randomUUID();
     private final String prefix = "r" + UUID.randomUUID().toString().substring(0, 8);
@@ -227,7 +230,7 @@ class AdminReplayApiIT {
         OffsetDateTime start = windowStart.withOffsetSameInstant(ZoneOffset.ofHours(2));
         // Written into the query unencoded, as a hand-typed curl command does: the server decodes '+' as a space.
         String raw = "from=" + start + "&to=" + start.plusHours(1) + "&dry_run=true";
-        HttpResponse<String> response = Http.send(HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + raw))
+        HttpResponse<String> response = Http.send(HttpRequest.newBuilder(admin.resolve("/admin/events/replay?" + raw))
                 .header("Authorization", "Bearer " + AdminTokens.admin(user))
                 .POST(HttpRequest.BodyPublishers.noBody())
                 .build());
@@ -278,7 +281,7 @@ class AdminReplayApiIT {
                         .map(e -> e.getKey() + "=" + e.getValue())
                         .collect(Collectors.joining("&"));
                 HttpResponse<String> response =
-                        Http.send(HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + query))
+                        Http.send(HttpRequest.newBuilder(admin.resolve("/admin/events/replay?" + query))
                                 .timeout(Duration.ofSeconds(30))
                                 .header("Authorization", "Bearer " + AdminTokens.admin(user))
                                 .POST(HttpRequest.BodyPublishers.noBody())
@@ -312,7 +315,7 @@ class AdminReplayApiIT {
         refused.put(Http.basic("operator"), 401); // the pages' user, but the API takes tokens only
         refused.put("Bearer " + AdminTokens.nonAdmin(user), 403);
         for (var attempt : refused.entrySet()) {
-            HttpRequest.Builder request = HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + query))
+            HttpRequest.Builder request = HttpRequest.newBuilder(admin.resolve("/admin/events/replay?" + query))
                     .POST(HttpRequest.BodyPublishers.noBody());
             if (!attempt.getKey().equals("none")) {
                 request.header("Authorization", attempt.getKey());
@@ -333,14 +336,14 @@ class AdminReplayApiIT {
      */
     @Test
     void aSignedInAdminsBrowserSessionIsRefusedByTheApi() throws Exception {
-        AdminHttp browser = new AdminHttp(server);
+        AdminHttp browser = new AdminHttp(admin);
         HttpResponse<String> signedIn = browser.signIn("operator", "operator-demo");
         assertThat(signedIn.body()).contains(AdminHttp.SIGNED_IN);
         long auditBefore = tables.auditCount();
         String query = "?from=" + windowStart + "&to=" + windowEnd + "&dry_run=true";
         for (String path :
                 List.of("/admin/events/replay", "/admin/events;jsessionid=x/replay", "/admin/%65vents/replay")) {
-            HttpResponse<String> response = browser.send(HttpRequest.newBuilder(server.resolve(path + query))
+            HttpResponse<String> response = browser.send(HttpRequest.newBuilder(admin.resolve(path + query))
                     .POST(HttpRequest.BodyPublishers.noBody())
                     .build());
             // The contract's refusal, whichever spelling: 401 asking for a bearer token (a 404 would say nothing
@@ -362,7 +365,7 @@ class AdminReplayApiIT {
         String key = UUID.randomUUID().toString();
         String query = "from=" + URLEncoder.encode(windowStart.toString(), StandardCharsets.UTF_8) + "&to="
                 + URLEncoder.encode(windowEnd.toString(), StandardCharsets.UTF_8) + "&event_type=" + type;
-        HttpRequest request = HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + query))
+        HttpRequest request = HttpRequest.newBuilder(admin.resolve("/admin/events/replay?" + query))
                 .header("Authorization", "Bearer " + token)
                 .header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.noBody())
@@ -399,7 +402,7 @@ class AdminReplayApiIT {
         String query = parameters.entrySet().stream()
                 .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                 .collect(Collectors.joining("&"));
-        return Http.send(HttpRequest.newBuilder(server.resolve("/admin/events/replay?" + query))
+        return Http.send(HttpRequest.newBuilder(admin.resolve("/admin/events/replay?" + query))
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + token)
                 .POST(HttpRequest.BodyPublishers.noBody())

@@ -34,7 +34,7 @@ class AdminSignInExpiryIT {
                 .withSteppableClock()) {
             server.start();
             server.awaitApplicationStarted();
-            AdminHttp operator = new AdminHttp(server.uri());
+            AdminHttp operator = new AdminHttp(server.httpsUri());
             assertThat(operator.signIn("operator", "operator-demo").body()).contains(AdminHttp.SIGNED_IN);
             String everyCookie = operator.cookies();
             String singleSignOnOnly = operator.singleSignOnCookie();
@@ -42,7 +42,7 @@ class AdminSignInExpiryIT {
             // Before the clock moves, each credential opens every page: what follows is refused for its age alone.
             for (String page : AdminHttp.PAGES) {
                 assertThat(operator.get(page).body()).as(page).contains(AdminHttp.SIGNED_IN);
-                assertThat(AdminHttp.getWithCookies(server.uri(), page, singleSignOnOnly)
+                assertThat(AdminHttp.getWithCookies(server.httpsUri(), page, singleSignOnOnly)
                                 .body())
                         .as(page + " with the single sign-on cookie only")
                         .contains(AdminHttp.SIGNED_IN);
@@ -51,12 +51,12 @@ class AdminSignInExpiryIT {
             server.stepClock(LATER);
             await("the server's clock three hours on")
                     .atMost(Duration.ofSeconds(10))
-                    .until(() -> serverTime(new AdminHttp(server.uri()).get("/admin/"))
+                    .until(() -> serverTime(new AdminHttp(server.httpsUri()).get("/admin/"))
                             .isAfter(Instant.now().plus(LATER).minusSeconds(60)));
 
             for (String page : AdminHttp.PAGES) {
                 for (String cookies : new String[] {everyCookie, singleSignOnOnly}) {
-                    HttpResponse<String> response = AdminHttp.getWithCookies(server.uri(), page, cookies);
+                    HttpResponse<String> response = AdminHttp.getWithCookies(server.httpsUri(), page, cookies);
                     assertThat(response.statusCode())
                             .as(page + " with " + cookies)
                             .isEqualTo(200);
@@ -67,7 +67,7 @@ class AdminSignInExpiryIT {
                 }
             }
             // The operator signs in again and is let in: the refusal was the credential's age, not the server.
-            AdminHttp again = new AdminHttp(server.uri());
+            AdminHttp again = new AdminHttp(server.httpsUri());
             assertThat(again.signIn("operator", "operator-demo").body()).contains(AdminHttp.SIGNED_IN);
         } finally {
             OutboxTable.dropSchema(SCHEMA);

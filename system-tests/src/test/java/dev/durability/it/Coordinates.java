@@ -56,6 +56,11 @@ final class Coordinates {
         return URI.create("http://localhost:" + System.getProperty("it.http.port", "9180"));
     }
 
+    /** The shared server's HTTPS port: the admin pages and API answer there only (docs/admin.md). */
+    static URI mainServerHttps() {
+        return URI.create("https://localhost:" + System.getProperty("it.https.port", "9543"));
+    }
+
     static String mainServerDir() {
         return System.getProperty("it.server.dir");
     }

@@ -36,6 +36,8 @@ class HostileHeadersIT {
     private static final List<String> MAY_BE_PLAIN_VALUES = List.of("Accept", "Idempotency-Key");
 
     private final URI server = Coordinates.mainServer();
+    /** The admin API answers on the HTTPS port only. */
+    private final URI admin = Coordinates.mainServerHttps();
 
     @Test
     void hostileValuesInTheOrdersApisHeadersPlaceNothingAndNeverFailTheServer() throws Exception {
@@ -50,6 +52,7 @@ class HostileHeadersIT {
                     headers.put("Content-Type", "application/json");
                     headers.put(header, hostile);
                     String answer = post(
+                            server,
                             "/api/orders",
                             headers,
                             "{\"customer\":\"" + customer + "\",\"sku\":\"book-1\",\"quantity\":1}");
@@ -80,6 +83,7 @@ class HostileHeadersIT {
                 headers.put("Authorization", token);
                 headers.put(header, header.equals("Authorization") ? "Bearer " + value : value);
                 String answer = post(
+                        admin,
                         "/admin/events/replay?from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z&dry_run=true",
                         headers,
                         "");
@@ -94,7 +98,7 @@ class HostileHeadersIT {
         }
     }
 
-    private String post(String path, Map<String, String> headers, String body) throws Exception {
+    private static String post(URI server, String path, Map<String, String> headers, String body) throws Exception {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         List<String> lines = new ArrayList<>();
         lines.add("Host: " + server.getHost() + ":" + server.getPort());

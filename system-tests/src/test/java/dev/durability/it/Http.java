@@ -28,8 +28,10 @@ final class Http {
     /** The label of the orders API's idempotency series: the admin WAR's filter has its own. */
     static final String ORDERS_MODULE = "module=\"/\"";
 
-    private static final HttpClient CLIENT =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .sslContext(TestServerTls.context())
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
 
     private Http() {}
 

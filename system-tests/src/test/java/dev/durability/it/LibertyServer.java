@@ -57,7 +57,8 @@ final class LibertyServer implements AutoCloseable {
         for (String folder : List.of("apps", "jdbc")) {
             copyRecursively(main.resolve(folder), server.directory.resolve(folder));
         }
-        // The development settings (ear/src/dev/liberty): demo users, the development admin key, plain HTTP.
+        // The development settings (ear/src/dev/liberty): demo users, the development admin key, a self-signed
+        // certificate for the HTTPS port.
         for (String file : List.of("demo-users.xml", "dev-server.xml")) {
             Path dropin = Path.of("configDropins", "overrides", file);
             Files.createDirectories(server.directory.resolve(dropin).getParent());
@@ -72,7 +73,7 @@ final class LibertyServer implements AutoCloseable {
             }
         }
         merged.put("HTTP_PORT", Integer.toString(httpPort));
-        merged.put("HTTPS_PORT", Integer.toString(httpPort + 363));
+        merged.put("HTTPS_PORT", Integer.toString(httpsPort(httpPort)));
         merged.putAll(env);
         if (env.containsKey("DB_SCHEMA") && !env.containsKey("DURABILITY_INBOX_ENABLED")) {
             // A server on a schema of its own must not consume the queues the main server consumes (the
@@ -134,6 +135,16 @@ final class LibertyServer implements AutoCloseable {
 
     URI uri() {
         return URI.create("http://localhost:" + httpPort);
+    }
+
+    /** The server's HTTPS port, where its admin pages and API answer. */
+    URI httpsUri() {
+        return URI.create("https://localhost:" + httpsPort(httpPort));
+    }
+
+    /** An extra server's HTTPS port: as far from its HTTP port as the shared server's (9180, 9543). */
+    private static int httpsPort(int httpPort) {
+        return httpPort + 363;
     }
 
     /** Starts the server in the background and waits until it is up (its application may still have failed). */

@@ -7,16 +7,24 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLSocket;
 
 /**
- * HTTP/1.1 over a plain socket, for what a well-behaved client library refuses to send (control characters or
+ * HTTP/1.1 over a plain socket (or a TLS one for an {@code https} address), for what a well-behaved client library refuses to send (control characters or
  * raw non-ASCII bytes in a header) or to do (stop reading a response halfway).
  */
 final class RawHttp implements AutoCloseable {
     private final Socket socket;
 
     RawHttp(URI server) throws IOException {
-        socket = new Socket(server.getHost(), server.getPort());
+        if (server.getScheme().equals("https")) {
+            SSLSocket tls = (SSLSocket)
+                    TestServerTls.context().getSocketFactory().createSocket(server.getHost(), server.getPort());
+            tls.startHandshake();
+            socket = tls;
+        } else {
+            socket = new Socket(server.getHost(), server.getPort());
+        }
         socket.setSoTimeout(60_000);
     }
 

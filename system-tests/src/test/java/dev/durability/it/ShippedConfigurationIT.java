@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
@@ -19,16 +21,37 @@ class ShippedConfigurationIT {
     private static final Path SHIPPED = ROOT.resolve("liberty-config/server.xml");
     private static final Path DEV = ROOT.resolve("ear/src/dev/liberty");
 
+    /**
+     * The test servers observe these settings ({@link AdminAccessIT}): the development profile relaxes none of them,
+     * so what they observe is what ships.
+     */
     @Test
-    void sessionAndSingleSignOnCookiesTravelOnlyOverHttpsOutsideTheDevelopmentProfile() throws Exception {
+    void sessionAndSingleSignOnCookiesTravelOnlyOverHttpsInTheDevelopmentProfileToo() throws Exception {
         Document shipped = parse(SHIPPED);
         assertThat(only(shipped, "webAppSecurity").getAttribute("ssoRequiresSSL"))
                 .isEqualTo("true");
         assertThat(only(shipped, "httpSession").getAttribute("cookieSecure")).isEqualTo("true");
+        assertThat(features(shipped)).contains("transportSecurity-1.0");
 
-        Document dev = parse(DEV.resolve("configDropins/overrides/dev-server.xml"));
-        assertThat(only(dev, "webAppSecurity").getAttribute("ssoRequiresSSL")).isEqualTo("false");
-        assertThat(only(dev, "httpSession").getAttribute("cookieSecure")).isEqualTo("false");
+        for (Path dropin : devDropins()) {
+            Document dev = parse(dropin);
+            for (String tag : List.of("webAppSecurity", "httpSession", "httpEndpoint")) {
+                assertThat(dev.getElementsByTagName(tag).getLength())
+                        .as(dropin + ": " + tag)
+                        .isZero();
+            }
+        }
+    }
+
+    /** The deployment brings its certificate: nothing that ships holds a keystore, its password or a key. */
+    @Test
+    void noKeystoreShips() throws Exception {
+        assertThat(parse(SHIPPED).getElementsByTagName("keyStore").getLength()).isZero();
+        assertThat(Files.readString(SHIPPED)).doesNotContain("keystore_password");
+        try (Stream<Path> files = Files.walk(SHIPPED.getParent())) {
+            assertThat(files.map(Path::getFileName).map(Path::toString))
+                    .noneMatch(name -> name.endsWith(".p12") || name.endsWith(".jks") || name.endsWith(".pem"));
+        }
     }
 
     /** The development key's private half is in this repository: it must never sit where production looks. */
@@ -61,6 +84,14 @@ class ShippedConfigurationIT {
     @Test
     void theAdminTokensAudienceIsTheServicesOwn() throws Exception {
         assertThat(variable(parse(SHIPPED), "admin.jwt.audience")).isEqualTo("${durability.service-name}.admin");
+    }
+
+    private static List<Path> devDropins() throws Exception {
+        try (Stream<Path> files = Files.list(DEV.resolve("configDropins/overrides"))) {
+            return files.filter(file -> file.toString().endsWith(".xml"))
+                    .sorted()
+                    .toList();
+        }
     }
 
     private static Document parse(Path file) throws Exception {
