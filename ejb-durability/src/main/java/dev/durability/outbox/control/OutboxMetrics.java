@@ -89,8 +89,8 @@ public class OutboxMetrics {
                         "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock",
                         MetricUnits.SECONDS),
                 source);
-        // A timestamp, not an age: Prometheus computes the age itself (time() - x), and the value of a server
-        // that stopped being scraped does not keep a stale age (Prometheus's convention for liveness).
+        // A timestamp, not an age (Prometheus's convention for liveness): the value says when the tick ended, and a
+        // rule or panel ages it on Prometheus's clock, time() - x, at any evaluation between scrapes.
         registry.gauge(
                 metadata(
                         "durability_outbox_drain_last_tick_timestamp",
