@@ -248,7 +248,7 @@ class DrainResilienceIT {
             assertThat(Http.metric(uri, "durability_outbox_oldest_pending_age_seconds"))
                     .isPositive()
                     .isLessThan(120);
-            assertThat(Http.metric(uri, "durability_outbox_drain_last_tick_age_seconds"))
+            assertThat(Http.secondsSince(uri, "durability_outbox_drain_last_tick_timestamp_seconds"))
                     .isLessThan(POLL.toSeconds() + 5);
         }
     }

@@ -113,6 +113,14 @@ final class Http {
                 .sum();
     }
 
+    /**
+     * How long ago the timestamp {@code name} on {@code /metrics} was, on this machine's clock (the server's, for
+     * a server on this machine): a liveness signal's age, as an alert computes it ({@code time() - x}).
+     */
+    static double secondsSince(URI server, String name) {
+        return System.currentTimeMillis() / 1e3 - metric(server, name);
+    }
+
     /** The sum of every sample of {@code name} on {@code /metrics}, whatever its labels (0 when there is none). */
     static double metricSum(URI server, String name) {
         String text = get(server, "/metrics").body();

@@ -16,10 +16,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code /metrics} after a scripted scenario on the shared server: every signal the operations guide and the
- * alert rules rely on is there from the start, and each moved by what the scenario implies.
+ * alert rules rely on is there from the start, carries the service, and each moved by what the scenario
+ * implies; the latencies are histograms with the documented buckets (docs/metrics.md).
  */
 class MetricsScenarioIT {
     private static final String SHIPMENTS = "queue=\"orders.shipments\"";
+    /** The shared server's durability.service-name (liberty-config/server.xml). */
+    private static final String SERVICE = "source_service=\"orders\"";
+
+    private static final List<Double> LAG_BUCKETS = List.of(
+            0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, Double.POSITIVE_INFINITY);
+    private static final List<Double> HANDLING_BUCKETS = List.of(
+            0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, Double.POSITIVE_INFINITY);
     private final URI server = Coordinates.mainServer();
 
     @Test
@@ -30,7 +38,8 @@ class MetricsScenarioIT {
                 "durability_outbox_depth",
                 "durability_outbox_oldest_pending_age_seconds",
                 "durability_outbox_unpublished_beyond_grace",
-                "durability_outbox_publish_lag_seconds",
+                "durability_outbox_publish_lag_seconds_bucket",
+                "durability_outbox_drain_last_tick_timestamp_seconds",
                 "durability_outbox_published_total",
                 "durability_outbox_publish_failures_total",
                 "durability_outbox_lease_recoveries_total",
@@ -41,6 +50,7 @@ class MetricsScenarioIT {
                 "durability_dlq_outcomes_total{outcome=\"recorded\"",
                 "durability_dlq_depth",
                 "durability_inbox_queue_depth{" + SHIPMENTS,
+                "durability_inbox_handling_seconds_bucket{" + SHIPMENTS,
                 "durability_idempotency_claims_total",
                 "durability_idempotency_replays_total",
                 "durability_idempotency_conflicts_total",
@@ -56,14 +66,37 @@ class MetricsScenarioIT {
                         + "\",table=\"dead_letter_audit\"",
                 "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
                         + "\",table=\"idempotency_responses\"")) {
-            // Liberty sorts a sample's labels (mp_scope first): a tag is matched anywhere in the braces.
+            // Liberty sorts a sample's labels by name: each tag is matched anywhere in the braces.
             int brace = name.indexOf('{');
-            String pattern = brace < 0
-                    ? "(?m)^" + Pattern.quote(name) + "[{ ]"
-                    : "(?m)^" + Pattern.quote(name.substring(0, brace)) + "\\{[^}]*"
-                            + Pattern.quote(name.substring(brace + 1));
-            assertThat(text).as(name).containsPattern(pattern);
+            StringBuilder pattern = new StringBuilder("(?m)^")
+                    .append(Pattern.quote(brace < 0 ? name : name.substring(0, brace)))
+                    .append("\\{");
+            if (brace >= 0) {
+                for (String label : name.substring(brace + 1).split("(?<=\"),")) {
+                    pattern.append("(?=[^}]*").append(Pattern.quote(label)).append(")");
+                }
+            }
+            assertThat(text).as(name).containsPattern(pattern.toString());
         }
+        List<String> samples =
+                text.lines().filter(line -> line.startsWith("durability_")).toList();
+        assertThat(samples)
+                .as("every durability_* series names its service")
+                .hasSizeGreaterThan(50)
+                .allSatisfy(line -> assertThat(line).contains(SERVICE));
+        assertThat(text)
+                .as("latencies are histograms, without client-side quantiles no query could combine")
+                .contains("# TYPE durability_outbox_publish_lag_seconds histogram")
+                .contains("# TYPE durability_inbox_handling_seconds histogram")
+                .doesNotContainPattern("(?m)^durability_outbox_publish_lag_seconds\\{[^}]*quantile=")
+                .doesNotContainPattern("(?m)^durability_inbox_handling_seconds\\{[^}]*quantile=");
+        assertThat(buckets(text, "durability_outbox_publish_lag_seconds_bucket", SERVICE))
+                .containsExactlyElementsOf(LAG_BUCKETS);
+        assertThat(buckets(text, "durability_inbox_handling_seconds_bucket", SHIPMENTS))
+                .containsExactlyElementsOf(HANDLING_BUCKETS);
+        assertThat(Http.secondsSince(server, "durability_outbox_drain_last_tick_timestamp_seconds"))
+                .as("the drain's last tick, a timestamp on the wall clock")
+                .isBetween(-5.0, 10.0);
         Map<String, Double> before = snapshot();
 
         String key = UUID.randomUUID().toString();
@@ -90,6 +123,9 @@ class MetricsScenarioIT {
                 .containsEntry("sentinels", 0.0)
                 .containsEntry("published", 1.0)
                 .containsEntry("lag count", 1.0)
+                .containsEntry("lag in +Inf bucket", 1.0)
+                .containsEntry("handled", 1.0)
+                .containsEntry("handled in +Inf bucket", 1.0)
                 .containsEntry("unroutable", 1.0)
                 .containsEntry("processed", 1.0)
                 .containsEntry("dedup hits", 0.0)
@@ -108,7 +144,14 @@ class MetricsScenarioIT {
         values.put("conflicts", Http.metric(server, "durability_idempotency_conflicts_total", Http.ORDERS_MODULE));
         values.put("sentinels", Http.metric(server, "durability_idempotency_sentinels_total", Http.ORDERS_MODULE));
         values.put("published", Http.metric(server, "durability_outbox_published_total"));
-        values.put("lag count", Http.metric(server, "durability_outbox_publish_lag_seconds_count"));
+        values.put("lag count", Http.metric(server, "durability_outbox_publish_lag_seconds_count", SERVICE));
+        values.put(
+                "lag in +Inf bucket",
+                Http.metric(server, "durability_outbox_publish_lag_seconds_bucket", SERVICE, "le=\"+Inf\""));
+        values.put("handled", Http.metric(server, "durability_inbox_handling_seconds_count", SHIPMENTS, SERVICE));
+        values.put(
+                "handled in +Inf bucket",
+                Http.metric(server, "durability_inbox_handling_seconds_bucket", SHIPMENTS, SERVICE, "le=\"+Inf\""));
         values.put("unroutable", Http.metric(server, "durability_outbox_unroutable_total"));
         values.put("publish failures", Http.metric(server, "durability_outbox_publish_failures_total"));
         values.put("processed", Http.metric(server, "durability_inbox_processed_total", SHIPMENTS));
@@ -118,6 +161,18 @@ class MetricsScenarioIT {
         values.put("depth", Http.metric(server, "durability_outbox_depth"));
         values.put("beyond grace", Http.metric(server, "durability_outbox_unpublished_beyond_grace"));
         return values;
+    }
+
+    /** The upper bounds of a histogram's buckets, in the order /metrics lists them, for the series with {@code label}. */
+    private static List<Double> buckets(String text, String name, String label) {
+        Pattern le = Pattern.compile("le=\"([^\"]+)\"");
+        return text.lines()
+                .filter(line -> line.startsWith(name + "{") && line.contains(label))
+                .map(line -> le.matcher(line))
+                .filter(java.util.regex.Matcher::find)
+                .map(match ->
+                        match.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(match.group(1)))
+                .toList();
     }
 
     private HttpResponse<String> post(String body, String key) {

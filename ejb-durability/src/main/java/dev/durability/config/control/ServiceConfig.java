@@ -13,6 +13,11 @@ public class ServiceConfig {
     public static final String SERVICE_NAME = "durability.service-name";
     public static final String INSTANCE_NAME = "durability.instance-name";
     public static final String SCHEMA = "durability.database.schema";
+    /**
+     * The label naming the service on every {@code durability_*} series, as in the envelope: many services on
+     * one Prometheus keep their figures and alerts apart (docs/decisions/0071-service-label-on-every-metric.md).
+     */
+    public static final String METRIC_LABEL = "source_service";
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");

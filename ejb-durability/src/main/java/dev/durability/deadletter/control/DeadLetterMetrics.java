@@ -1,5 +1,6 @@
 package dev.durability.deadletter.control;
 
+import dev.durability.config.control.ServiceConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -12,7 +13,7 @@ import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
-/** The dead-letter consumer's signals on {@code /metrics}, this server's own. */
+/** The dead-letter consumer's signals on {@code /metrics}, this server's own, tagged with the service. */
 @ApplicationScoped
 public class DeadLetterMetrics {
 
@@ -31,6 +32,9 @@ public class DeadLetterMetrics {
     @Inject
     MetricRegistry registry;
 
+    @Inject
+    ServiceConfig service;
+
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
     private Counter thresholdsExceeded;
 
@@ -41,6 +45,7 @@ public class DeadLetterMetrics {
      */
     @PostConstruct
     public void register() {
+        Tag source = new Tag(ServiceConfig.METRIC_LABEL, service.serviceName());
         Metadata outcome = Metadata.builder()
                 .withName("durability_dlq_outcomes")
                 .withDescription(
@@ -50,14 +55,16 @@ public class DeadLetterMetrics {
         for (Outcome value : Outcome.values()) {
             outcomes.put(
                     value,
-                    registry.counter(outcome, new Tag("outcome", value.name().toLowerCase(Locale.ROOT))));
+                    registry.counter(outcome, new Tag("outcome", value.name().toLowerCase(Locale.ROOT)), source));
         }
-        thresholdsExceeded = registry.counter(Metadata.builder()
-                .withName("durability_dlq_threshold_exceeded")
-                .withDescription("dlq.threshold_exceeded events staged: an event type's dead letters crossed "
-                        + "durability.dead-letter.threshold inside the window")
-                .withUnit(MetricUnits.NONE)
-                .build());
+        thresholdsExceeded = registry.counter(
+                Metadata.builder()
+                        .withName("durability_dlq_threshold_exceeded")
+                        .withDescription("dlq.threshold_exceeded events staged: an event type's dead letters crossed "
+                                + "durability.dead-letter.threshold inside the window")
+                        .withUnit(MetricUnits.NONE)
+                        .build(),
+                source);
     }
 
     public void outcome(Outcome outcome) {

@@ -172,7 +172,8 @@ public class ConsumerSupervisor {
                             .build(),
                     depth,
                     ShortLivedValue::get,
-                    new Tag("queue", consumer.queue()));
+                    new Tag("queue", consumer.queue()),
+                    new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
             Duration staleAfter = config.retryPolicy(consumer).retrySchedule().plus(STALE_GRACE);
             ShortLivedValue<Double> stale = new ShortLivedValue<>(
                     () -> readStaleInProgress(consumer.queue(), staleAfter), Duration.ofSeconds(5), System::nanoTime);
@@ -190,7 +191,8 @@ public class ConsumerSupervisor {
                             .build(),
                     stale,
                     ShortLivedValue::get,
-                    new Tag("queue", consumer.queue()));
+                    new Tag("queue", consumer.queue()),
+                    new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
         });
         deadLetterMetrics.register();
         try {
@@ -208,7 +210,8 @@ public class ConsumerSupervisor {
                         .withUnit(MetricUnits.NONE)
                         .build(),
                 this,
-                supervisor -> supervisor.deadLetterDepth.get());
+                supervisor -> supervisor.deadLetterDepth.get(),
+                new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
         long interval = config.superviseInterval().toMillis();
         timers.createIntervalTimer(500, interval, new TimerConfig("durability-consumers", false));
         LOG.info(() -> "Consumers declared: "

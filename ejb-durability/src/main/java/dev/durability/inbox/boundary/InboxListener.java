@@ -18,6 +18,7 @@ import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxState;
 import dev.durability.outbox.control.ConfirmedPublisher;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -81,6 +82,7 @@ public final class InboxListener extends DefaultConsumer {
 
     @Override
     public void handleDelivery(String tag, Envelope delivery, AMQP.BasicProperties properties, byte[] body) {
+        long arrived = System.nanoTime();
         try {
             handle(delivery, properties, body);
         } catch (Exception | LinkageError e) {
@@ -95,6 +97,7 @@ public final class InboxListener extends DefaultConsumer {
             pause.run();
             return;
         }
+        metrics.handled(consumer.queue(), Duration.ofNanos(System.nanoTime() - arrived));
         try {
             getChannel().basicAck(delivery.getDeliveryTag(), false);
         } catch (IOException | RuntimeException e) {

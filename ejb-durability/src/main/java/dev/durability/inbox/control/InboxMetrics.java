@@ -1,7 +1,9 @@
 package dev.durability.inbox.control;
 
+import dev.durability.config.control.ServiceConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.metrics.Counter;
@@ -9,13 +11,22 @@ import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
 
-/** The consumers' signals on {@code /metrics}, this server's own, tagged with the consumer's queue. */
+/**
+ * The consumers' signals on {@code /metrics}, this server's own, tagged with the service and the consumer's
+ * queue. The handling time is a histogram whose buckets the library's microprofile-config.properties sets
+ * (docs/decisions/0072-latency-histograms-and-liveness-timestamps.md).
+ */
 @ApplicationScoped
 public class InboxMetrics {
+    static final String HANDLING = "durability_inbox_handling";
 
     @Inject
     MetricRegistry registry;
+
+    @Inject
+    ServiceConfig service;
 
     /** Every counter of a consumer's queue, at 0 until it moves: a dashboard sees the series from the start. */
     public void register(String queue) {
@@ -24,6 +35,12 @@ public class InboxMetrics {
         retried(queue, 0);
         deadLettered(queue, 0);
         paused(queue, 0);
+        handling(queue);
+    }
+
+    /** A delivery's outcome is committed (processed, deduplicated, retried or dead-lettered) this long after it came. */
+    public void handled(String queue, Duration time) {
+        handling(queue).update(time);
     }
 
     public void processed(String queue) {
@@ -86,6 +103,26 @@ public class InboxMetrics {
     }
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+
+    private Timer handling(String queue) {
+        return timers.computeIfAbsent(
+                queue,
+                key -> registry.timer(
+                        Metadata.builder()
+                                .withName(HANDLING)
+                                .withDescription("Time from a delivery's arrival to its outcome committed (processed, "
+                                        + "deduplicated, retried or dead-lettered), before its ack; a delivery the "
+                                        + "consumer paused on is not counted")
+                                .withUnit(MetricUnits.SECONDS)
+                                .build(),
+                        new Tag("queue", queue),
+                        source()));
+    }
+
+    private Tag source() {
+        return new Tag(ServiceConfig.METRIC_LABEL, service.serviceName());
+    }
 
     /** Looked up once per name and queue: a delivery should not pay for building metadata. */
     private Counter counter(String name, String description, String queue) {
@@ -97,6 +134,7 @@ public class InboxMetrics {
                                 .withDescription(description)
                                 .withUnit(MetricUnits.NONE)
                                 .build(),
-                        new Tag("queue", queue)));
+                        new Tag("queue", queue),
+                        source()));
     }
 }

@@ -1,5 +1,6 @@
 package dev.durability.outbox.control;
 
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.OutboxStatus;
 import jakarta.annotation.PostConstruct;
@@ -18,11 +19,14 @@ import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
 import org.eclipse.microprofile.metrics.Timer;
 
 /**
- * The outbox's signals on {@code /metrics}. Counters and the lag histogram are this server's own;
- * the gauges read the shared table, so every server reports the same depth.
+ * The outbox's signals on {@code /metrics}, each tagged with the service. Counters, the lag histogram and the
+ * drain's last tick are this server's own; the gauges read the shared table, so every server reports the same
+ * depth. The lag's buckets are set in the library's microprofile-config.properties, and liveness is a
+ * timestamp (docs/decisions/0072-latency-histograms-and-liveness-timestamps.md).
  */
 @ApplicationScoped
 public class OutboxMetrics {
@@ -41,6 +45,9 @@ public class OutboxMetrics {
     @Inject
     OutboxConfig config;
 
+    @Inject
+    ServiceConfig service;
+
     private Counter published;
     private Counter failed;
     private Counter unroutable;
@@ -50,6 +57,8 @@ public class OutboxMetrics {
     private final ShortLivedValue<Status> status =
             new ShortLivedValue<>(this::readStatus, STATUS_PERIOD, System::nanoTime);
     private volatile long lastTickNanos = System.nanoTime();
+    private volatile long lastTickEpochMillis = System.currentTimeMillis();
+    private Tag source;
 
     /** Registers at start-up, so an idle server reports its gauges (and the alert rules see them) from the first scrape. */
     void registerAtStartup(@Observes @Initialized(ApplicationScoped.class) Object application) {
@@ -58,6 +67,7 @@ public class OutboxMetrics {
 
     @PostConstruct
     void register() {
+        source = new Tag(ServiceConfig.METRIC_LABEL, service.serviceName());
         published = counter(
                 "durability_outbox_published", "Outbox rows the broker confirmed and the drain stamped published");
         failed = counter(
@@ -72,19 +82,24 @@ public class OutboxMetrics {
         tickFailures = counter(
                 "durability_outbox_drain_tick_failures",
                 "Drain ticks that ended with an error (the database unreachable, a stamp given up on); a failing "
-                        + "drain shows here, a hung one in durability_outbox_drain_last_tick_age_seconds");
-        publishLag = registry.timer(metadata(
-                "durability_outbox_publish_lag",
-                "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock",
-                MetricUnits.SECONDS));
+                        + "drain shows here, a hung one in durability_outbox_drain_last_tick_timestamp_seconds");
+        publishLag = registry.timer(
+                metadata(
+                        "durability_outbox_publish_lag",
+                        "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock",
+                        MetricUnits.SECONDS),
+                source);
+        // A timestamp, not an age (Prometheus's convention for liveness): the value says when the tick ended, and a
+        // rule or panel ages it on Prometheus's clock, time() - x, at any evaluation between scrapes.
         registry.gauge(
                 metadata(
-                        "durability_outbox_drain_last_tick_age",
-                        "Time since this server's drain last ended a tick, successful or not: grows without bound only when "
-                                + "its drain hangs",
+                        "durability_outbox_drain_last_tick_timestamp",
+                        "When this server's drain last ended a tick, successful or not, in seconds since the epoch: "
+                                + "stops moving only when its drain hangs",
                         MetricUnits.SECONDS),
                 this,
-                metrics -> (System.nanoTime() - metrics.lastTickNanos) / 1e9);
+                metrics -> metrics.lastTickEpochMillis / 1e3,
+                source);
         gauge(
                 "durability_outbox_depth",
                 "Pending outbox rows: neither published nor returned unroutable",
@@ -125,6 +140,7 @@ public class OutboxMetrics {
     /** A tick ended, whether it succeeded or not: only a hung drain stops calling this. */
     public void tickEnded() {
         lastTickNanos = System.nanoTime();
+        lastTickEpochMillis = System.currentTimeMillis();
     }
 
     public void tickFailed() {
@@ -144,11 +160,12 @@ public class OutboxMetrics {
     }
 
     private Counter counter(String name, String description) {
-        return registry.counter(metadata(name, description, MetricUnits.NONE));
+        return registry.counter(metadata(name, description, MetricUnits.NONE), source);
     }
 
     private void gauge(String name, String description, String unit, ToDoubleFunction<Status> value) {
-        registry.gauge(metadata(name, description, unit), this, metrics -> value.applyAsDouble(metrics.status()));
+        registry.gauge(
+                metadata(name, description, unit), this, metrics -> value.applyAsDouble(metrics.status()), source);
     }
 
     private Status status() {

@@ -1,5 +1,6 @@
 package dev.durability.retention.control;
 
+import dev.durability.config.control.ServiceConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -12,8 +13,8 @@ import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
 /**
- * The pruner's signals on {@code /metrics}, this server's own, tagged with the schema and the table: two
- * deployments (or a test's schema) on one server keep separate series.
+ * The pruner's signals on {@code /metrics}, this server's own, tagged with the service, the schema and the
+ * table: two deployments (or a test's schema) on one server keep separate series.
  */
 @ApplicationScoped
 public class RetentionMetrics {
@@ -28,6 +29,9 @@ public class RetentionMetrics {
 
     @Inject
     MetricRegistry registry;
+
+    @Inject
+    ServiceConfig service;
 
     /** Every table's series of the schema, at 0 until it moves: called when the application starts. */
     public void register(String schema) {
@@ -68,6 +72,7 @@ public class RetentionMetrics {
                                 .withUnit(MetricUnits.NONE)
                                 .build(),
                         new Tag("schema", schema),
-                        new Tag("table", table)));
+                        new Tag("table", table),
+                        new Tag(ServiceConfig.METRIC_LABEL, service.serviceName())));
     }
 }

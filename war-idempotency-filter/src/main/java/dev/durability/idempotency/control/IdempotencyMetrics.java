@@ -1,5 +1,6 @@
 package dev.durability.idempotency.control;
 
+import dev.durability.config.control.ServiceConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -7,6 +8,7 @@ import jakarta.inject.Inject;
 import jakarta.servlet.ServletContext;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
@@ -14,10 +16,10 @@ import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
 /**
- * The idempotency filter's signals on {@code /metrics}, this server's own, tagged with the web module's
- * context root ({@code module}): two modules or applications on one server that use the filter keep
- * separate series, and undeploying one leaves the other's counters in place
- * (docs/decisions/0036-filter-metrics-per-module.md).
+ * The idempotency filter's signals on {@code /metrics}, this server's own, tagged with the service and the
+ * web module's context root ({@code module}): two modules or applications on one server that use the filter
+ * keep separate series, and undeploying one leaves the other's counters in place
+ * (docs/decisions/0036-filter-metrics-per-module.md, docs/decisions/0071-service-label-on-every-metric.md).
  */
 @ApplicationScoped
 public class IdempotencyMetrics {
@@ -38,6 +40,10 @@ public class IdempotencyMetrics {
 
     @Inject
     MetricRegistry registry;
+
+    @Inject
+    @ConfigProperty(name = ServiceConfig.SERVICE_NAME)
+    String serviceName;
 
     /** Every series at 0 from the module's start, so a dashboard and an alert see them before they move. */
     void register(@Observes @Initialized(ApplicationScoped.class) Object started) {
@@ -153,11 +159,16 @@ public class IdempotencyMetrics {
                                         + "missing key (400), a body over the cap (413), the buffer budget "
                                         + "spent (503)"),
                         new Tag("reason", reason.label()),
-                        module));
+                        module,
+                        source()));
     }
 
     private Counter counter(String name, String description) {
-        return counters.computeIfAbsent(name, key -> registry.counter(metadata(name, description), module));
+        return counters.computeIfAbsent(name, key -> registry.counter(metadata(name, description), module, source()));
+    }
+
+    private Tag source() {
+        return new Tag(ServiceConfig.METRIC_LABEL, serviceName);
     }
 
     private static Metadata metadata(String name, String description) {
