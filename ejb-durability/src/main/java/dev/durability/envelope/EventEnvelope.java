@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 /**
  * One event as it is staged, published and consumed. Immutable and valid by construction: an
  * envelope that exists has a dotted lower-case type, a source, a UTC instant and a JSON object payload.
- * Its JSON form ({@link EnvelopeJson}) names the fields in snake case (docs/envelope.md).
+ * Its JSON form names the fields in snake case (docs/envelope.md).
  */
 public record EventEnvelope(
         UUID id,

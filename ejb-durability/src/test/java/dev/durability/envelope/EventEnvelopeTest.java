@@ -3,6 +3,7 @@ package dev.durability.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;

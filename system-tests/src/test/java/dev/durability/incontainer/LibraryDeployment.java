@@ -11,11 +11,12 @@ import dev.durability.deadletter.control.MessageContent;
 import dev.durability.deadletter.control.OccurrenceToken;
 import dev.durability.deadletter.entity.DeadLetter;
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.inbox.boundary.EventHandler;
-import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.envelope.control.EnvelopeJson;
+import dev.durability.inbox.EventHandler;
+import dev.durability.inbox.InboxConsumer;
+import dev.durability.inbox.PermanentFailure;
 import dev.durability.inbox.boundary.InboxListener;
 import dev.durability.inbox.boundary.InboxTransactions;
-import dev.durability.inbox.boundary.PermanentFailure;
 import dev.durability.inbox.control.ConfirmedSend;
 import dev.durability.inbox.control.ConsumerDeclaration;
 import dev.durability.inbox.control.InboxConfig;
@@ -68,6 +69,7 @@ final class LibraryDeployment {
                 .addClasses(tests)
                 .addClass(LibraryDeployment.class)
                 .addPackage(EventEnvelope.class.getPackage())
+                .addPackage(EnvelopeJson.class.getPackage())
                 .addClass("dev.durability.outbox.boundary.StagingRefused")
                 .addClasses(OutboxStager.class, ServiceConfig.class, InvalidConfigurationException.class)
                 .addPackage(OutboxEvent.class.getPackage())

@@ -6,7 +6,7 @@ import dev.durability.deadletter.control.IncomingDeadLetter;
 import dev.durability.deadletter.entity.DeadLetter;
 import dev.durability.deadletter.entity.RecordedRow;
 import dev.durability.deadletter.entity.StoredClaim;
-import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.control.EnvelopeJson;
 import dev.durability.outbox.boundary.OutboxStager;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;

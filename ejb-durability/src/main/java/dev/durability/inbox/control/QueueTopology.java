@@ -5,7 +5,7 @@ import com.rabbitmq.client.Channel;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.broker.control.TopologyRefused;
-import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.inbox.InboxConsumer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;

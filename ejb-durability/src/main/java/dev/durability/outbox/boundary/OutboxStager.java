@@ -1,9 +1,9 @@
 package dev.durability.outbox.boundary;
 
 import dev.durability.config.control.ServiceConfig;
-import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.envelope.control.EnvelopeJson;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.entity.OutboxEvent;
 import jakarta.annotation.Resource;
