@@ -24,7 +24,8 @@ import dev.durability.inbox.control.InboxMetrics;
 import dev.durability.inbox.control.QueueTopology;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxEntry;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
+import dev.durability.outbox.boundary.JtaOutboxStager;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
@@ -71,7 +72,11 @@ final class LibraryDeployment {
                 .addPackage(EventEnvelope.class.getPackage())
                 .addPackage(EnvelopeJson.class.getPackage())
                 .addClass("dev.durability.outbox.boundary.StagingRefused")
-                .addClasses(OutboxStager.class, ServiceConfig.class, InvalidConfigurationException.class)
+                .addClasses(
+                        OutboxStager.class,
+                        JtaOutboxStager.class,
+                        ServiceConfig.class,
+                        InvalidConfigurationException.class)
                 .addPackage(OutboxEvent.class.getPackage())
                 // Every entity the shipped persistence unit lists.
                 .addPackage(InboxEntry.class.getPackage())

@@ -7,7 +7,7 @@ import dev.durability.deadletter.entity.DeadLetter;
 import dev.durability.deadletter.entity.RecordedRow;
 import dev.durability.deadletter.entity.StoredClaim;
 import dev.durability.envelope.control.EnvelopeJson;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;

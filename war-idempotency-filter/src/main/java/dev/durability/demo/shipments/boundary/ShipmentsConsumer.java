@@ -5,7 +5,7 @@ import dev.durability.envelope.EventEnvelope;
 import dev.durability.inbox.EventHandler;
 import dev.durability.inbox.InboxConsumer;
 import dev.durability.inbox.PermanentFailure;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonNumber;
