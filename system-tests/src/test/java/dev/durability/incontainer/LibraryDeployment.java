@@ -4,6 +4,7 @@ import com.fasterxml.uuid.Generators;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.broker.control.TopologyRefused;
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.control.DeadLetterWrapper;
@@ -76,7 +77,10 @@ final class LibraryDeployment {
                         OutboxStager.class,
                         JtaOutboxStager.class,
                         ServiceConfig.class,
-                        InvalidConfigurationException.class)
+                        FeatureConfig.class,
+                        InvalidConfigurationException.class,
+                        // The outbox's configuration checks its lease against the broker's connect timeout.
+                        BrokerConfig.class)
                 .addPackage(OutboxEvent.class.getPackage())
                 // Every entity the shipped persistence unit lists.
                 .addPackage(InboxEntry.class.getPackage())
@@ -128,7 +132,6 @@ final class LibraryDeployment {
                         TopologyRefused.class,
                         ConfirmedSend.class,
                         InboxMetrics.class,
-                        BrokerConfig.class,
                         BrokerConnection.class,
                         DeadLetterWrapper.class,
                         MessageContent.class,
