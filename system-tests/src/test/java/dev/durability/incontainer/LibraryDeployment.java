@@ -7,6 +7,7 @@ import dev.durability.broker.control.TopologyRefused;
 import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
+import dev.durability.deadletter.control.DeadLetterRoutingKey;
 import dev.durability.deadletter.control.DeadLetterWrapper;
 import dev.durability.deadletter.control.MessageContent;
 import dev.durability.deadletter.control.OccurrenceToken;
@@ -133,6 +134,7 @@ final class LibraryDeployment {
                         ConfirmedSend.class,
                         InboxMetrics.class,
                         BrokerConnection.class,
+                        DeadLetterRoutingKey.class,
                         DeadLetterWrapper.class,
                         MessageContent.class,
                         OccurrenceToken.class)
