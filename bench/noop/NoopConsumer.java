@@ -1,8 +1,8 @@
 package dev.durability.bench;
 
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.inbox.boundary.EventHandler;
-import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.inbox.EventHandler;
+import dev.durability.inbox.InboxConsumer;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**

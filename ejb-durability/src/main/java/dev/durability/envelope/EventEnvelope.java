@@ -1,5 +1,7 @@
 package dev.durability.envelope;
 
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -16,7 +18,7 @@ import java.util.regex.Pattern;
 /**
  * One event as it is staged, published and consumed. Immutable and valid by construction: an
  * envelope that exists has a dotted lower-case type, a source, a UTC instant and a JSON object payload.
- * Its JSON form ({@link EnvelopeJson}) names the fields in snake case (docs/envelope.md).
+ * Its JSON form names the fields in snake case (docs/envelope.md).
  */
 public record EventEnvelope(
         UUID id,
@@ -33,6 +35,9 @@ public record EventEnvelope(
     static final Pattern EVENT_TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+");
 
     static final int MAX_TEXT = 255;
+
+    /** Time-ordered ids: UUIDv7 (RFC 9562), monotonic within this JVM even inside one millisecond. */
+    private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
     public EventEnvelope {
         require(id != null, "id is required");
@@ -118,7 +123,7 @@ public record EventEnvelope(
 
     /** Fills in what a producer rarely chooses itself; {@link #build()} validates the whole envelope. */
     public static final class Builder {
-        private final UUID id = EventIds.next();
+        private final UUID id = IDS.generate();
         private final String eventType;
         private final String sourceService;
         private UUID aggregateId;

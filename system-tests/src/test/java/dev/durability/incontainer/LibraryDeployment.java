@@ -4,18 +4,21 @@ import com.fasterxml.uuid.Generators;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.broker.control.TopologyRefused;
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
+import dev.durability.deadletter.control.DeadLetterRoutingKey;
 import dev.durability.deadletter.control.DeadLetterWrapper;
 import dev.durability.deadletter.control.MessageContent;
 import dev.durability.deadletter.control.OccurrenceToken;
 import dev.durability.deadletter.entity.DeadLetter;
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.inbox.boundary.EventHandler;
-import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.envelope.control.EnvelopeJson;
+import dev.durability.inbox.EventHandler;
+import dev.durability.inbox.InboxConsumer;
+import dev.durability.inbox.PermanentFailure;
 import dev.durability.inbox.boundary.InboxListener;
 import dev.durability.inbox.boundary.InboxTransactions;
-import dev.durability.inbox.boundary.PermanentFailure;
 import dev.durability.inbox.control.ConfirmedSend;
 import dev.durability.inbox.control.ConsumerDeclaration;
 import dev.durability.inbox.control.InboxConfig;
@@ -23,7 +26,8 @@ import dev.durability.inbox.control.InboxMetrics;
 import dev.durability.inbox.control.QueueTopology;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxEntry;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
+import dev.durability.outbox.boundary.JtaOutboxStager;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
@@ -68,8 +72,16 @@ final class LibraryDeployment {
                 .addClasses(tests)
                 .addClass(LibraryDeployment.class)
                 .addPackage(EventEnvelope.class.getPackage())
+                .addPackage(EnvelopeJson.class.getPackage())
                 .addClass("dev.durability.outbox.boundary.StagingRefused")
-                .addClasses(OutboxStager.class, ServiceConfig.class, InvalidConfigurationException.class)
+                .addClasses(
+                        OutboxStager.class,
+                        JtaOutboxStager.class,
+                        ServiceConfig.class,
+                        FeatureConfig.class,
+                        InvalidConfigurationException.class,
+                        // The outbox's configuration checks its lease against the broker's connect timeout.
+                        BrokerConfig.class)
                 .addPackage(OutboxEvent.class.getPackage())
                 // Every entity the shipped persistence unit lists.
                 .addPackage(InboxEntry.class.getPackage())
@@ -121,8 +133,8 @@ final class LibraryDeployment {
                         TopologyRefused.class,
                         ConfirmedSend.class,
                         InboxMetrics.class,
-                        BrokerConfig.class,
                         BrokerConnection.class,
+                        DeadLetterRoutingKey.class,
                         DeadLetterWrapper.class,
                         MessageContent.class,
                         OccurrenceToken.class)

@@ -2,7 +2,7 @@ package dev.durability.incontainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
 import jakarta.annotation.Resource;
 import jakarta.ejb.EJBException;
 import jakarta.inject.Inject;

@@ -1,8 +1,8 @@
 package dev.durability.incontainer;
 
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.inbox.boundary.EventHandler;
-import dev.durability.inbox.boundary.PermanentFailure;
+import dev.durability.inbox.EventHandler;
+import dev.durability.inbox.PermanentFailure;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;

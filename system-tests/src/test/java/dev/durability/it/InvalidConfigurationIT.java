@@ -12,8 +12,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A bad durability.* value stops the deployment, and the message names the key. One case per way a value
- * reaches a check: a value that does not convert (the library), a schema other than the data source's (checked
- * against the database), and a web module's own setting. Every rule of every key is a unit test of its
+ * reaches a check: a value that does not convert (the library), a value that converts but breaks a feature's
+ * rule (each feature's configuration, found at start by ConfigurationCheck), a schema other than the data
+ * source's (checked against the database), and a web module's own setting. Every rule of every key is a unit test of its
  * configuration class (OutboxConfigTest, BrokerConfigTest, ...), which needs no server start.
  */
 class InvalidConfigurationIT {
@@ -21,6 +22,8 @@ class InvalidConfigurationIT {
     @ParameterizedTest
     @CsvSource({
         "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
+        // An integer, but shorter than a claim can live with the broker's connect timeout.
+        "DURABILITY_OUTBOX_LEASE_SECONDS, 5, durability.outbox.lease-seconds",
         "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
         "DURABILITY_IDEMPOTENCY_REPLAYED_HEADERS, 'Location,Set-Cookie', durability.idempotency.replayed-headers",
         // The admin API without a key to verify tokens with: the shipped default location holds none.

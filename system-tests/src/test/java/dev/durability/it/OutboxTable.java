@@ -1,7 +1,7 @@
 package dev.durability.it;
 
-import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.Json;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,5 +1,6 @@
 package dev.durability.broker.control;
 
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,7 +9,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Where RabbitMQ is and what the event exchange is called: {@code durability.broker.*}. */
 @ApplicationScoped
-public class BrokerConfig {
+public class BrokerConfig implements FeatureConfig {
     static final String HOST = "durability.broker.host";
     static final String PORT = "durability.broker.port";
     static final String VIRTUAL_HOST = "durability.broker.virtual-host";
@@ -66,6 +67,7 @@ public class BrokerConfig {
     @ConfigProperty(name = MAX_MESSAGE_BYTES)
     int maxMessageBytes;
 
+    @Override
     public void validate() {
         InvalidConfigurationException.check(!host.isBlank(), HOST, host, "must name a host");
         InvalidConfigurationException.checkRange(PORT, port, 1, 65535);

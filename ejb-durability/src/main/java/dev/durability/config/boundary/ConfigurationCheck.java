@@ -1,23 +1,26 @@
 package dev.durability.config.boundary;
 
-import dev.durability.broker.control.BrokerConfig;
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.ServiceConfig;
-import dev.durability.deadletter.control.DeadLetterConfig;
-import dev.durability.inbox.control.InboxConfig;
-import dev.durability.outbox.control.OutboxConfig;
-import dev.durability.retention.control.RetentionConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.util.Comparator;
+import java.util.List;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * Validates every {@code durability.*} property before anything else starts. An exception here fails the
  * application's start, so a bad value stops the deployment with a message naming its key instead of
- * surfacing later as a misbehaving drain.
+ * surfacing later as a misbehaving drain. Each feature states its own rules in its {@link FeatureConfig};
+ * this bean only runs them, first the service's identity, then the features in a fixed order, so the
+ * same bad configuration always gets the same message.
  */
 @Startup
 @Singleton
@@ -29,33 +32,27 @@ public class ConfigurationCheck {
     ServiceConfig service;
 
     @Inject
-    BrokerConfig broker;
-
-    @Inject
-    OutboxConfig outbox;
-
-    @Inject
-    InboxConfig inbox;
-
-    @Inject
-    DeadLetterConfig deadLetters;
-
-    @Inject
-    RetentionConfig retention;
+    @Any
+    Instance<FeatureConfig> features;
 
     @PostConstruct
     void validate() {
         service.validate();
-        broker.validate();
-        outbox.validate();
-        inbox.validate();
-        deadLetters.validate();
-        retention.validate();
-        // Dropping a failed connection closes its socket at once, then waits at most the connect timeout.
-        outbox.checkLeaseOutlasts(broker.connectTimeoutMillis());
+        List<FeatureConfig> checked = features.stream()
+                .sorted(Comparator.comparing(ConfigurationCheck::featureName))
+                .toList();
+        checked.forEach(FeatureConfig::validate);
         LOG.info(() -> "Durability configuration valid: service " + service.serviceName() + ", instance "
-                + service.instanceName() + ", schema " + service.schema() + ", " + outbox + ", " + inbox + ", "
-                + deadLetters
-                + ", " + retention + ", " + broker);
+                + service.instanceName() + ", schema " + service.schema() + ", "
+                + checked.stream().map(Object::toString).collect(Collectors.joining(", ")));
+    }
+
+    /** The configuration class's name, not the container's proxy's: a stable order across servers. */
+    private static String featureName(FeatureConfig config) {
+        Class<?> type = config.getClass();
+        while (type.getName().contains("$")) {
+            type = type.getSuperclass();
+        }
+        return type.getName();
     }
 }

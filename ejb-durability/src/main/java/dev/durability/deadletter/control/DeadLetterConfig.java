@@ -1,5 +1,6 @@
 package dev.durability.deadletter.control;
 
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,7 +11,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The dead-letter queue consumer's knobs, {@code durability.dead-letter.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
-public class DeadLetterConfig {
+public class DeadLetterConfig implements FeatureConfig {
     static final String QUEUE = "durability.dead-letter.queue";
     static final String THRESHOLD = "durability.dead-letter.threshold";
     static final String WINDOW = "durability.dead-letter.window-seconds";
@@ -46,6 +47,7 @@ public class DeadLetterConfig {
     @ConfigProperty(name = PARK)
     long parkMillis;
 
+    @Override
     public void validate() {
         queue.ifPresent(name -> InvalidConfigurationException.check(
                 name.matches(QUEUE_NAME) && !name.startsWith("amq."),

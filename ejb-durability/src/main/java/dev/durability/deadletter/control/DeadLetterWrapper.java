@@ -1,7 +1,7 @@
 package dev.durability.deadletter.control;
 
-import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;

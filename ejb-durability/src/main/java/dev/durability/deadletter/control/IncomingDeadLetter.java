@@ -2,7 +2,6 @@ package dev.durability.deadletter.control;
 
 import com.rabbitmq.client.AMQP;
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.inbox.control.QueueTopology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -86,8 +85,8 @@ public record IncomingDeadLetter(
 
     public static IncomingDeadLetter read(String routingKey, AMQP.BasicProperties properties, byte[] body) {
         Map<String, Object> headers = properties.getHeaders();
-        String keyQueue = routingKey != null && routingKey.startsWith(QueueTopology.DEAD_LETTER_KEY_PREFIX)
-                ? routingKey.substring(QueueTopology.DEAD_LETTER_KEY_PREFIX.length())
+        String keyQueue = routingKey != null && routingKey.startsWith(DeadLetterRoutingKey.PREFIX)
+                ? routingKey.substring(DeadLetterRoutingKey.PREFIX.length())
                 : null;
         String xDeathJson = XDeath.json(headers).orElse(null);
         Optional<XDeath> death = XDeath.latest(headers);
@@ -173,8 +172,8 @@ public record IncomingDeadLetter(
         return new IncomingDeadLetter(
                 Path.UNKNOWN,
                 null,
-                routingKey != null && routingKey.startsWith(QueueTopology.DEAD_LETTER_KEY_PREFIX)
-                        ? routingKey.substring(QueueTopology.DEAD_LETTER_KEY_PREFIX.length())
+                routingKey != null && routingKey.startsWith(DeadLetterRoutingKey.PREFIX)
+                        ? routingKey.substring(DeadLetterRoutingKey.PREFIX.length())
                         : routingKey,
                 null,
                 null,

@@ -1,7 +1,7 @@
 package dev.durability.deadletter.control;
 
-import dev.durability.envelope.EnvelopeHeaders;
-import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.control.EnvelopeHeaders;
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.nio.ByteBuffer;

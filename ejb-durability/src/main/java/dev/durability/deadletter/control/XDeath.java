@@ -1,7 +1,7 @@
 package dev.durability.deadletter.control;
 
 import com.rabbitmq.client.LongString;
-import dev.durability.envelope.EnvelopeJson;
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;

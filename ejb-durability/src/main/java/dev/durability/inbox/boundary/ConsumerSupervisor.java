@@ -10,6 +10,7 @@ import dev.durability.deadletter.boundary.DeadLetterAudit;
 import dev.durability.deadletter.boundary.DeadLetterListener;
 import dev.durability.deadletter.control.DeadLetterConfig;
 import dev.durability.deadletter.control.DeadLetterMetrics;
+import dev.durability.inbox.EventHandler;
 import dev.durability.inbox.control.ConfirmedSend;
 import dev.durability.inbox.control.ConsumerDeclaration;
 import dev.durability.inbox.control.ConsumerDiscovery;

@@ -1,6 +1,7 @@
 package dev.durability.inbox.boundary;
 
 import dev.durability.envelope.EventEnvelope;
+import dev.durability.inbox.EventHandler;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxEntry;
 import dev.durability.inbox.entity.InboxState;

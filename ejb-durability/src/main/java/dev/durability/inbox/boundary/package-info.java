@@ -1,5 +1,5 @@
 /**
- * The inbox's entry points: the consumer declaration users write, the listener that takes deliveries
- * from RabbitMQ, the transactions a delivery runs in, and the supervisor that keeps consumers running.
+ * Internal: the listener that takes deliveries from RabbitMQ, the transactions a delivery runs in, and
+ * the supervisor that keeps consumers running. Applications use {@code dev.durability.inbox} only.
  */
 package dev.durability.inbox.boundary;

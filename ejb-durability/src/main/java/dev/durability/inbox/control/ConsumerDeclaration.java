@@ -1,7 +1,7 @@
 package dev.durability.inbox.control;
 
-import dev.durability.inbox.boundary.InboxConsumer;
-import dev.durability.inbox.boundary.PermanentFailure;
+import dev.durability.inbox.InboxConsumer;
+import dev.durability.inbox.PermanentFailure;
 import jakarta.enterprise.inject.spi.Bean;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,8 +63,8 @@ public record ConsumerDeclaration(
             problems.add(where + "maxAttempts must be 0 (the configured default) to " + MOST_ATTEMPTS + ", was "
                     + consumer.maxAttempts());
         }
-        if (!dev.durability.inbox.boundary.EventHandler.class.isAssignableFrom(type)) {
-            problems.add(where + "the bean must implement dev.durability.inbox.boundary.EventHandler");
+        if (!dev.durability.inbox.EventHandler.class.isAssignableFrom(type)) {
+            problems.add(where + "the bean must implement dev.durability.inbox.EventHandler");
         }
         List<Class<? extends Throwable>> permanent = new ArrayList<>(List.of(consumer.permanentFailures()));
         permanent.add(PermanentFailure.class);

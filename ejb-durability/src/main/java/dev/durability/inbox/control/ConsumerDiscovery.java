@@ -1,6 +1,6 @@
 package dev.durability.inbox.control;
 
-import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.inbox.InboxConsumer;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;

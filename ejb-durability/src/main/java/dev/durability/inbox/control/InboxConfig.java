@@ -1,5 +1,6 @@
 package dev.durability.inbox.control;
 
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,7 +9,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The consumers' knobs, {@code durability.inbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
-public class InboxConfig {
+public class InboxConfig implements FeatureConfig {
     static final String ENABLED = "durability.inbox.enabled";
     static final String PREFETCH = "durability.inbox.prefetch";
     static final String CONCURRENCY = "durability.inbox.concurrency";
@@ -60,6 +61,7 @@ public class InboxConfig {
     @ConfigProperty(name = DELIVERY_LIMIT)
     int quorumDeliveryLimit;
 
+    @Override
     public void validate() {
         InvalidConfigurationException.checkRange(PREFETCH, prefetch, 1, 1000);
         InvalidConfigurationException.checkRange(CONCURRENCY, concurrency, 1, 64);

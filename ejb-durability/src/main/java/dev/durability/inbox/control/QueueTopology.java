@@ -5,7 +5,8 @@ import com.rabbitmq.client.Channel;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.broker.control.TopologyRefused;
-import dev.durability.inbox.boundary.InboxConsumer;
+import dev.durability.deadletter.control.DeadLetterRoutingKey;
+import dev.durability.inbox.InboxConsumer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -24,8 +25,6 @@ import java.util.TreeSet;
  */
 @ApplicationScoped
 public class QueueTopology {
-    public static final String DEAD_LETTER_KEY_PREFIX = "dlq.";
-
     @Inject
     BrokerConfig broker;
 
@@ -62,12 +61,12 @@ public class QueueTopology {
     public void declareDeadLetterQueue(Channel channel, String queue) throws IOException {
         declareDeadLetterExchange(channel);
         declareQueue(channel, queue, Map.of());
-        channel.queueBind(queue, broker.deadLetterExchange(), DEAD_LETTER_KEY_PREFIX + "#");
+        channel.queueBind(queue, broker.deadLetterExchange(), DeadLetterRoutingKey.ALL);
     }
 
     /** The routing key of a consumer queue's dead letters. */
     public static String deadLetterKey(String queue) {
-        return DEAD_LETTER_KEY_PREFIX + queue;
+        return DeadLetterRoutingKey.of(queue);
     }
 
     private void declareDeadLetterExchange(Channel channel) throws IOException {

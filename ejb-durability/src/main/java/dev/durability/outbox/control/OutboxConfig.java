@@ -1,5 +1,7 @@
 package dev.durability.outbox.control;
 
+import dev.durability.broker.control.BrokerConfig;
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,7 +10,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The drain's knobs, {@code durability.outbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
 @ApplicationScoped
-public class OutboxConfig {
+public class OutboxConfig implements FeatureConfig {
     static final String POLL_INTERVAL = "durability.outbox.poll-interval-ms";
     static final String BATCH_SIZE = "durability.outbox.batch-size";
     static final String LEASE = "durability.outbox.lease-seconds";
@@ -82,7 +84,21 @@ public class OutboxConfig {
     @ConfigProperty(name = LISTEN_NOTIFY)
     boolean listenNotify;
 
+    /** The lease must outlast the longest claim, which includes the broker's connect timeout. */
+    @Inject
+    BrokerConfig broker;
+
+    @Override
     public void validate() {
+        checkValues();
+        // Dropping a failed connection closes its socket at once, then waits at most the connect timeout;
+        // the broker's own values are checked first, so a bad connect timeout is reported under its own key.
+        broker.validate();
+        checkLeaseOutlasts(broker.connectTimeoutMillis());
+    }
+
+    /** This feature's own values, each against its range. */
+    void checkValues() {
         InvalidConfigurationException.checkRange(POLL_INTERVAL, pollIntervalMillis, 100, 3_600_000);
         InvalidConfigurationException.checkRange(BATCH_SIZE, batchSize, 1, 10_000);
         InvalidConfigurationException.checkRange(CONFIRM_TIMEOUT, confirmTimeoutMillis, 100, 600_000);

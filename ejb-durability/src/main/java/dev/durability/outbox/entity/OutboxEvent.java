@@ -1,7 +1,7 @@
 package dev.durability.outbox.entity;
 
-import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.persistence.Column;
 import jakarta.persistence.ColumnResult;
 import jakarta.persistence.ConstructorResult;

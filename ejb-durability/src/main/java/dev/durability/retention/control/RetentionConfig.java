@@ -1,5 +1,6 @@
 package dev.durability.retention.control;
 
+import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -11,7 +12,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * {@code META-INF/microprofile-config.properties}. A window of 0 days keeps a table's rows forever.
  */
 @ApplicationScoped
-public class RetentionConfig {
+public class RetentionConfig implements FeatureConfig {
     static final String OUTBOX_DAYS = "durability.retention.outbox-days";
     static final String UNROUTABLE_DAYS = "durability.retention.unroutable-days";
     static final String INBOX_DAYS = "durability.retention.inbox-days";
@@ -58,6 +59,7 @@ public class RetentionConfig {
     @ConfigProperty(name = STATEMENT_TIMEOUT)
     int statementTimeoutSeconds;
 
+    @Override
     public void validate() {
         InvalidConfigurationException.checkRange(OUTBOX_DAYS, outboxDays, 0, 36_500);
         InvalidConfigurationException.checkRange(UNROUTABLE_DAYS, unroutableDays, 0, 36_500);

@@ -27,14 +27,14 @@ class OutboxConfigTest {
 
     @Test
     void specDefaultsAreValid() {
-        assertThatCode(() -> defaults().validate()).doesNotThrowAnyException();
+        assertThatCode(() -> defaults().checkValues()).doesNotThrowAnyException();
     }
 
     @Test
     void batchSizeOutOfRangeNamesTheKey() {
         OutboxConfig config = defaults();
         config.batchSize = 0;
-        assertThatThrownBy(config::validate)
+        assertThatThrownBy(config::checkValues)
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.outbox.batch-size")
                 .hasMessageContaining("'0'");
@@ -60,20 +60,20 @@ class OutboxConfigTest {
     void envelopeCapStaysUnderWhatADefaultBrokerAccepts() {
         OutboxConfig config = defaults();
         config.maxEnvelopeBytes = 8 * 1024 * 1024 + 1;
-        assertThatThrownBy(config::validate).hasMessageContaining("durability.outbox.max-envelope-bytes");
+        assertThatThrownBy(config::checkValues).hasMessageContaining("durability.outbox.max-envelope-bytes");
     }
 
     @Test
     void claimByteBoundOutOfRangeNamesTheKey() {
         OutboxConfig config = defaults();
         config.claimMaxBytes = 1000;
-        assertThatThrownBy(config::validate).hasMessageContaining("durability.outbox.claim-max-bytes");
+        assertThatThrownBy(config::checkValues).hasMessageContaining("durability.outbox.claim-max-bytes");
     }
 
     @Test
     void backoffCapBelowItsStartIsRefused() {
         OutboxConfig config = defaults();
         config.backoffMaxMillis = 500;
-        assertThatThrownBy(config::validate).hasMessageContaining("durability.outbox.backoff-max-ms");
+        assertThatThrownBy(config::checkValues).hasMessageContaining("durability.outbox.backoff-max-ms");
     }
 }

@@ -4,7 +4,7 @@ import dev.durability.demo.orders.entity.DemoOrder;
 import dev.durability.demo.orders.entity.InvalidOrderException;
 import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.outbox.OutboxStager;
 import jakarta.annotation.Resource;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;

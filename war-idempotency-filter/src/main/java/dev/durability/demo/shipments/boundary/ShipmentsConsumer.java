@@ -2,10 +2,10 @@ package dev.durability.demo.shipments.boundary;
 
 import dev.durability.demo.shipments.entity.DemoShipment;
 import dev.durability.envelope.EventEnvelope;
-import dev.durability.inbox.boundary.EventHandler;
-import dev.durability.inbox.boundary.InboxConsumer;
-import dev.durability.inbox.boundary.PermanentFailure;
-import dev.durability.outbox.boundary.OutboxStager;
+import dev.durability.inbox.EventHandler;
+import dev.durability.inbox.InboxConsumer;
+import dev.durability.inbox.PermanentFailure;
+import dev.durability.outbox.OutboxStager;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonNumber;

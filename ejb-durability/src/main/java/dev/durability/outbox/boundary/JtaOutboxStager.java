@@ -1,9 +1,10 @@
 package dev.durability.outbox.boundary;
 
 import dev.durability.config.control.ServiceConfig;
-import dev.durability.envelope.EnvelopeJson;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.envelope.control.EnvelopeJson;
+import dev.durability.outbox.OutboxStager;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.entity.OutboxEvent;
 import jakarta.annotation.Resource;
@@ -21,17 +22,12 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Stages events in the caller's JTA transaction: the event exists exactly when the business change
- * that caused it commits. Inject it into an EJB (or a {@code @Transactional} bean) and call
- * {@code stage} inside the business method; the drain publishes it after commit.
- *
- * <p>It never starts a transaction of its own: called without an active one it throws
- * {@link TransactionRequiredException}, because auto-committing the event would publish news of a
- * change that may still roll back. Every row is written (flushed) inside the call, so a row the
- * database refuses fails the call, not the caller's commit.
+ * The {@link OutboxStager} applications inject: writes each event's outbox row through the library's
+ * persistence unit, in the caller's JTA transaction, checked against {@code
+ * durability.outbox.max-envelope-bytes}.
  */
 @ApplicationScoped
-public class OutboxStager {
+public class JtaOutboxStager implements OutboxStager {
 
     @PersistenceContext(unitName = "durability")
     EntityManager em;
@@ -45,31 +41,18 @@ public class OutboxStager {
     @Inject
     OutboxConfig config;
 
-    /**
-     * Stages a new event of this service.
-     *
-     * @param eventType   dotted lower-case, e.g. {@code order.placed}
-     * @param aggregateId the entity the event is about, or {@code null}
-     * @param payload     a {@link jakarta.json.JsonObject} or any object JSON-B writes as a JSON object
-     * @return the envelope id (UUIDv7)
-     */
+    @Override
     public UUID stage(String eventType, UUID aggregateId, Object payload) {
         requireTransaction();
         return stage(envelope(eventType, aggregateId, payload));
     }
 
-    /** Stages a complete envelope (built with {@link #envelope} or {@link EventEnvelope#builder}); returns its id. */
+    @Override
     public UUID stage(EventEnvelope envelope) {
         return stage(List.of(envelope)).get(0);
     }
 
-    /**
-     * Stages many events in one JDBC batch: one round trip for the whole collection instead of one per
-     * event. Every envelope is checked before anything is written, so an invalid one fails the call
-     * with nothing staged by it.
-     *
-     * @return the envelope ids, in the collection's order
-     */
+    @Override
     public List<UUID> stage(Collection<EventEnvelope> envelopes) {
         requireTransaction();
         List<OutboxEvent> rows = new ArrayList<>(envelopes.size());
@@ -93,7 +76,7 @@ public class OutboxStager {
         return rows.stream().map(OutboxEvent::id).toList();
     }
 
-    /** A new envelope of this service (source, fresh UUIDv7 id, occurred now), to stage alone or in a collection. */
+    @Override
     public EventEnvelope envelope(String eventType, UUID aggregateId, Object payload) {
         return EventEnvelope.builder(eventType, service.serviceName())
                 .aggregateId(aggregateId)

@@ -1,4 +1,4 @@
-package dev.durability.inbox.boundary;
+package dev.durability.inbox;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;

@@ -1,4 +1,4 @@
-package dev.durability.inbox.boundary;
+package dev.durability.inbox;
 
 /**
  * Thrown by a handler for an event no retry can process (it breaks a rule of the consumer's domain):

@@ -1,8 +1,10 @@
-package dev.durability.envelope;
+package dev.durability.envelope.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.InvalidEnvelopeException;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;

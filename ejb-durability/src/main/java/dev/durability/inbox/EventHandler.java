@@ -1,4 +1,4 @@
-package dev.durability.inbox.boundary;
+package dev.durability.inbox;
 
 import dev.durability.envelope.EventEnvelope;
 

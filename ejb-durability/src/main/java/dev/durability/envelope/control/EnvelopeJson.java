@@ -1,5 +1,7 @@
-package dev.durability.envelope;
+package dev.durability.envelope.control;
 
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.InvalidEnvelopeException;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
