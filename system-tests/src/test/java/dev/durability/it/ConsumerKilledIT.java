@@ -34,9 +34,10 @@ class ConsumerKilledIT {
                         "durability-consumer-killed",
                         9195,
                         Map.of(
-                                "DURABILITY_INSTANCE_NAME", "it-consumer-killed",
-                                "DURABILITY_BROKER_HOST", "127.0.0.1",
-                                "DURABILITY_BROKER_PORT", Integer.toString(proxy.port())))) {
+                                "DURABILITY_INSTANCE_NAME",
+                                "it-consumer-killed",
+                                "DURABILITY_BROKER_ADDRESSES",
+                                "127.0.0.1:" + proxy.port()))) {
             second.start();
             second.awaitApplicationStarted();
             await("both servers consume " + QUEUE)

@@ -6,10 +6,13 @@ import static org.awaitility.Awaitility.await;
 import jakarta.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** An order placed through the API: its event reaches RabbitMQ once, or never when the transaction rolls back. */
@@ -69,6 +72,30 @@ class OutboxDeliveryIT {
             assertThat(row.attempts()).isZero();
             assertThat(row.lastError()).isNull();
         }
+    }
+
+    /**
+     * The main test server's broker is a list of two nodes, one of which refuses every connection
+     * (system-tests/src/test/liberty/server.env): each connection tries them in a random order, and the events of
+     * this class and of the whole suite get through the one that answers.
+     */
+    @Test
+    void theServerReachesTheBrokerThroughAnAddressListWithANodeDown() throws Exception {
+        try (EventQueue queue = new EventQueue("order.placed")) {
+            HttpResponse<String> response = placeOrder("{\"customer\":\"ada\",\"sku\":\"book-9\",\"quantity\":1}");
+            assertThat(response.statusCode()).isEqualTo(201);
+            String orderId = Http.json(response).getString("id");
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> !queue.messagesForAggregate(orderId).isEmpty());
+        }
+        StringBuilder logs = new StringBuilder();
+        try (Stream<Path> files = Files.list(Path.of(Coordinates.mainServerDir(), "logs"))) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("messages"))
+                    .toList()) {
+                logs.append(Files.readString(file));
+            }
+        }
+        assertThat(logs).contains("Connected to RabbitMQ at 127.0.0.1:5672/ (of [127.0.0.1:1, 127.0.0.1:5672])");
     }
 
     @Test

@@ -66,10 +66,8 @@ class PipelineFaultsIT {
                 Map.of(
                         "DURABILITY_INSTANCE_NAME",
                         SECOND,
-                        "DURABILITY_BROKER_HOST",
-                        "127.0.0.1",
-                        "DURABILITY_BROKER_PORT",
-                        Integer.toString(toBroker.port()),
+                        "DURABILITY_BROKER_ADDRESSES",
+                        "127.0.0.1:" + toBroker.port(),
                         "DB_HOST",
                         "127.0.0.1",
                         "DB_PORT",

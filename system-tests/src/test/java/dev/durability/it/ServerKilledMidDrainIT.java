@@ -29,8 +29,7 @@ class ServerKilledMidDrainIT {
                         Map.of(
                                 "DB_SCHEMA", SCHEMA,
                                 "DURABILITY_INSTANCE_NAME", "it-crash",
-                                "DURABILITY_BROKER_HOST", "127.0.0.1",
-                                "DURABILITY_BROKER_PORT", Integer.toString(proxy.port()),
+                                "DURABILITY_BROKER_ADDRESSES", "127.0.0.1:" + proxy.port(),
                                 "DURABILITY_OUTBOX_LEASE_SECONDS", "30",
                                 "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000",
                                 "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "2000",

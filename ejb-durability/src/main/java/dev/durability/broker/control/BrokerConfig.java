@@ -1,17 +1,23 @@
 package dev.durability.broker.control;
 
+import com.rabbitmq.client.Address;
 import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Where RabbitMQ is and what the event exchange is called: {@code durability.broker.*}. */
+/**
+ * Where RabbitMQ is, who this service is to it and what the event exchange is called: {@code durability.broker.*}.
+ * No credentials ship (the run command's development profile sets the local broker's); a missing one stops the
+ * start naming its key (docs/decisions/0075-broker-addresses-tls-and-credentials.md).
+ */
 @ApplicationScoped
 public class BrokerConfig implements FeatureConfig {
-    static final String HOST = "durability.broker.host";
-    static final String PORT = "durability.broker.port";
+    static final String ADDRESSES = "durability.broker.addresses";
+    static final String TLS = "durability.broker.tls";
     static final String VIRTUAL_HOST = "durability.broker.virtual-host";
     static final String CONNECT_TIMEOUT = "durability.broker.connect-timeout-ms";
     static final String HEARTBEAT = "durability.broker.heartbeat-seconds";
@@ -24,20 +30,20 @@ public class BrokerConfig implements FeatureConfig {
     private static final String EXCHANGE_NAME = "[A-Za-z0-9._:-]{1,255}";
 
     @Inject
-    @ConfigProperty(name = HOST)
-    String host;
+    @ConfigProperty(name = ADDRESSES)
+    String addresses;
 
     @Inject
-    @ConfigProperty(name = PORT)
-    int port;
+    @ConfigProperty(name = TLS)
+    boolean tls;
 
     @Inject
     @ConfigProperty(name = USERNAME)
-    String username;
+    Optional<String> username;
 
     @Inject
     @ConfigProperty(name = PASSWORD)
-    String password;
+    Optional<String> password;
 
     @Inject
     @ConfigProperty(name = VIRTUAL_HOST)
@@ -69,8 +75,11 @@ public class BrokerConfig implements FeatureConfig {
 
     @Override
     public void validate() {
-        InvalidConfigurationException.check(!host.isBlank(), HOST, host, "must name a host");
-        InvalidConfigurationException.checkRange(PORT, port, 1, 65535);
+        InvalidConfigurationException.check(
+                validAddresses(addresses),
+                ADDRESSES,
+                addresses,
+                "must be a comma-separated list of host or host:port (port 1-65535; [::1]:5672 for IPv6)");
         InvalidConfigurationException.check(!virtualHost.isBlank(), VIRTUAL_HOST, virtualHost, "must not be blank");
         InvalidConfigurationException.checkRange(CONNECT_TIMEOUT, connectTimeoutMillis, 100, 120_000);
         // Heartbeats are how a half-open link is noticed while the drain writes to it: they stay on.
@@ -97,11 +106,39 @@ public class BrokerConfig implements FeatureConfig {
                         + "than the events and alternate exchanges");
         // RabbitMQ's own bounds of max_message_size: at most 512 MiB; below 64 KiB no dead letter's evidence fits.
         InvalidConfigurationException.checkRange(MAX_MESSAGE_BYTES, maxMessageBytes, 65_536, 536_870_912);
+        InvalidConfigurationException.check(
+                username.isPresent(),
+                USERNAME,
+                "",
+                "is required: no broker user ships; set this service's own (DURABILITY_BROKER_USERNAME)");
+        InvalidConfigurationException.check(
+                password.isPresent(),
+                PASSWORD,
+                "",
+                "is required: no broker password ships; set this service's own (DURABILITY_BROKER_PASSWORD)");
         // AMQP PLAIN carries both as short strings; a blank or control character is a typo, never a credential.
         InvalidConfigurationException.check(
-                printable(username), USERNAME, username, "must be 1-255 printable characters");
+                printable(username.get()), USERNAME, username.get(), "must be 1-255 printable characters");
         InvalidConfigurationException.check(
-                printable(password), PASSWORD, "(hidden)", "must be 1-255 printable characters");
+                printable(password.get()), PASSWORD, "(hidden)", "must be 1-255 printable characters");
+    }
+
+    private static boolean validAddresses(String list) {
+        if (list == null || list.isBlank()) {
+            return false;
+        }
+        try {
+            for (Address address : Address.parseAddresses(list)) {
+                if (address.getHost().isBlank()
+                        || address.getHost().chars().anyMatch(c -> Character.isWhitespace(c) || c == '/')
+                        || (address.getPort() != -1 && (address.getPort() < 1 || address.getPort() > 65535))) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (RuntimeException e) { // a port that is not a number
+            return false;
+        }
     }
 
     private static boolean printable(String value) {
@@ -111,20 +148,29 @@ public class BrokerConfig implements FeatureConfig {
                 && value.chars().noneMatch(Character::isISOControl);
     }
 
-    public String host() {
-        return host;
+    /**
+     * The broker's nodes (a cluster's, or one host): each new connection tries them in a random order until one
+     * accepts, so a server's connections spread over the nodes and outlive any one of them. An address without a
+     * port takes AMQP's (5672, or 5671 with TLS).
+     */
+    public List<Address> addresses() {
+        return List.of(Address.parseAddresses(addresses));
     }
 
-    public int port() {
-        return port;
+    /**
+     * Whether connections use TLS, with the server's outbound TLS configuration (its trust store) and the broker's
+     * host name verified against its certificate.
+     */
+    public boolean tls() {
+        return tls;
     }
 
     public String username() {
-        return username;
+        return username.orElseThrow();
     }
 
     public String password() {
-        return password;
+        return password.orElseThrow();
     }
 
     public String virtualHost() {
@@ -167,7 +213,8 @@ public class BrokerConfig implements FeatureConfig {
 
     @Override
     public String toString() {
-        return "broker " + username + "@" + host + ":" + port + virtualHost + " exchange " + eventsExchange
+        return "broker " + username.orElse("(none)") + "@" + addresses + (tls ? " (TLS)" : "") + " " + virtualHost
+                + " exchange " + eventsExchange
                 + ", dead letters " + deadLetterExchange
                 + alternateExchange
                         .map(name -> " (alternate exchange " + name + ")")

@@ -4,7 +4,7 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import com.rabbitmq.client.SocketConfigurators;
+import com.rabbitmq.client.SocketConfigurator;
 import dev.durability.config.control.ServiceConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * This server's connection to RabbitMQ, opened on first use and reopened on the next use after it
@@ -68,12 +69,14 @@ public class BrokerConnection {
     private synchronized Connection connection() throws IOException, TimeoutException {
         if (connection == null || !connection.isOpen()) {
             ConnectionFactory factory = factory();
+            SocketConfigurator configured = factory.getSocketConfigurator();
             factory.setSocketConfigurator(opened -> {
-                SocketConfigurators.defaultConfigurator().configure(opened);
+                configured.configure(opened);
                 socket = opened;
             });
             blockedReason = null;
-            Connection opened = factory.newConnection(service.serviceName() + "@" + service.instanceName());
+            Connection opened =
+                    factory.newConnection(config.addresses(), service.serviceName() + "@" + service.instanceName());
             // The broker blocks publishers while a memory or disk alarm lasts; the drain then waits instead
             // of claiming rows it could not publish. The live state belongs to this connection.
             opened.addBlockedListener(
@@ -87,7 +90,8 @@ public class BrokerConnection {
                     });
             opened.addShutdownListener(cause -> blockedReason = null);
             connection = opened;
-            LOG.info(() -> "Connected to RabbitMQ at " + config.host() + ":" + config.port() + config.virtualHost());
+            LOG.info(() -> "Connected to RabbitMQ at " + opened.getAddress().getHostAddress() + ":" + opened.getPort()
+                    + config.virtualHost() + (config.tls() ? " over TLS" : "") + " (of " + config.addresses() + ")");
         }
         return connection;
     }
@@ -100,13 +104,20 @@ public class BrokerConnection {
     public Connection openConsumerConnection(String purpose) throws IOException, TimeoutException {
         // Deliveries run on managed threads that grow with the channels: the client's own pool has two
         // threads per core, and one slow handler would hold up the other queues' channels.
-        return factory().newConnection(consumers, service.serviceName() + "@" + service.instanceName() + " " + purpose);
+        return factory()
+                .newConnection(
+                        consumers,
+                        config.addresses(),
+                        service.serviceName() + "@" + service.instanceName() + " " + purpose);
     }
 
     private ConnectionFactory factory() {
         ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(config.host());
-        factory.setPort(config.port());
+        if (config.tls()) {
+            // The server's outbound TLS configuration (Liberty's transportSecurity: its trust store); docs/decisions/
+            // 0075-broker-addresses-tls-and-credentials.md says what it does not check.
+            factory.setSocketFactory(SSLSocketFactory.getDefault());
+        }
         factory.setUsername(config.username());
         factory.setPassword(config.password());
         factory.setVirtualHost(config.virtualHost());

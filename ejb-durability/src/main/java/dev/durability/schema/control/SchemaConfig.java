@@ -1,5 +1,6 @@
 package dev.durability.schema.control;
 
+import dev.durability.config.control.FeatureConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -10,12 +11,16 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * check the version (docs/schema.md).
  */
 @ApplicationScoped
-public class SchemaConfig {
+public class SchemaConfig implements FeatureConfig {
     public static final String MIGRATE = "durability.schema.migrate";
 
     @Inject
     @ConfigProperty(name = MIGRATE)
     boolean migrate;
+
+    /** Either value is valid; one that is not a boolean already failed its conversion, naming the key. */
+    @Override
+    public void validate() {}
 
     public boolean migrate() {
         return migrate;
