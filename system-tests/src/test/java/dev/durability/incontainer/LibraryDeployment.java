@@ -80,7 +80,8 @@ final class LibraryDeployment {
                         ServiceConfig.class,
                         FeatureConfig.class,
                         InvalidConfigurationException.class,
-                        // The outbox's configuration checks its lease against the broker's connect timeout.
+                        // The outbox's configuration checks its lease against the broker's connect timeout; the
+                        // broker's parses its addresses with the RabbitMQ client (its jar below).
                         BrokerConfig.class)
                 .addPackage(OutboxEvent.class.getPackage())
                 // Every entity the shipped persistence unit lists.
@@ -94,6 +95,8 @@ final class LibraryDeployment {
                         PublishOutcome.Result.class,
                         MigrationPlan.class)
                 .addAsLibraries(
+                        jarOf(com.rabbitmq.client.Address.class),
+                        jarOf(org.slf4j.LoggerFactory.class),
                         jarOf(Generators.class),
                         jarOf(Flyway.class),
                         jarOf(Assertions.class),
@@ -138,11 +141,7 @@ final class LibraryDeployment {
                         DeadLetterWrapper.class,
                         MessageContent.class,
                         OccurrenceToken.class)
-                .addAsLibraries(
-                        jarOf(com.rabbitmq.client.Channel.class),
-                        jarOf(org.slf4j.LoggerFactory.class),
-                        jarOf(org.awaitility.Awaitility.class),
-                        jarOf(org.hamcrest.Matcher.class));
+                .addAsLibraries(jarOf(org.awaitility.Awaitility.class), jarOf(org.hamcrest.Matcher.class));
     }
 
     /** The durability-resources module as the build resolved it: its jar, or its classes folder in an IDE. */

@@ -79,8 +79,8 @@ class IdempotencyMemoryIT {
                         .isEqualTo(200);
                 long handled = results.stream().filter(Outcome::handled).count();
                 long answeredBusy = results.stream().filter(Outcome::busy).count();
-                double refusedBusy =
-                        Http.metric(server.uri(), "durability_idempotency_refused_total", "reason=\"busy\"");
+                double refusedBusy = Http.metric(
+                        server.uri(), "durability_idempotency_refused_total", Http.ORDERS_MODULE, "reason=\"busy\"");
                 assertThat(handled)
                         .as("bodies read and handled, at most what the budget holds at once")
                         .isBetween(1L, budget / maximal);
@@ -90,7 +90,14 @@ class IdempotencyMemoryIT {
                                 .as(r.toString())
                                 .isTrue());
                 assertThat(refusedBusy)
-                        .as("every request not handled was refused before it was read (%s answered busy)", answeredBusy)
+                        .as(
+                                "every request not handled was refused before it was read (%s answered busy); %s",
+                                answeredBusy,
+                                Http.get(server.uri(), "/metrics")
+                                        .body()
+                                        .lines()
+                                        .filter(line -> line.startsWith("durability_idempotency_refused"))
+                                        .toList())
                         .isEqualTo((double) (CLIENTS - handled));
                 // Everything given back: a keyed order is taken as before.
                 assertThat(Http.postKeyedOrder(
