@@ -37,6 +37,16 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code /api/orders}: place an order, or many in one transaction (staging {@code order.placed} for each),
@@ -51,6 +61,17 @@ import java.util.logging.Logger;
 @Path("orders")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
+@Tag(name = OrdersApi.TAG)
+@SecurityRequirement(name = OrdersApi.BASIC)
+@APIResponse(
+        responseCode = "401",
+        description = "No credentials, or a user and password the server's registry does not know. No body;"
+                + " WWW-Authenticate names the Basic scheme",
+        headers = @Header(name = "WWW-Authenticate", schema = @Schema(type = SchemaType.STRING)))
+@APIResponse(
+        responseCode = "500",
+        description = "The server failed to answer (internal-error); error_id finds the cause in its log",
+        content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
 public class OrdersResource {
     static final int MAX_ORDER_BYTES = 64 * 1024;
     static final int MAX_BULK_BYTES = 4 * 1024 * 1024;
@@ -100,6 +121,58 @@ public class OrdersResource {
     }
 
     @POST
+    @Operation(
+            operationId = "placeOrder",
+            summary = "Place an order",
+            description = "Places one order and stages its order.placed event in the same transaction. The order"
+                    + " belongs to the caller: another caller's GET does not find it.")
+    @org.eclipse.microprofile.openapi.annotations.parameters.RequestBody( // RequestBody is the body reader here
+            required = true,
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "OrderRequest")))
+    @Parameter(
+            name = "Idempotency-Key",
+            in = ParameterIn.HEADER,
+            description = "Makes a retry safe: a retry with the same key and body gets the first answer back,"
+                    + " marked Idempotent-Replayed: true, and runs nothing. 1 to 255 printable ASCII characters,"
+                    + " bare or as a quoted string; a fresh UUID per request (docs/idempotency.md)",
+            schema = @Schema(type = SchemaType.STRING))
+    @APIResponse(
+            responseCode = "201",
+            description = "Placed; Location is the order's URL. A retry with the same Idempotency-Key gets this"
+                    + " answer again, with Idempotent-Replayed: true",
+            headers = @Header(name = "Location", schema = @Schema(type = SchemaType.STRING, format = "uri")),
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "PlacedOrder")))
+    @APIResponse(
+            responseCode = "400",
+            description = "malformed-request: the body is not a JSON object; invalid-order: a member is missing,"
+                    + " unknown, of the wrong type or out of range; idempotency-key-invalid or"
+                    + " idempotency-key-missing: fix the key. detail names the problem; nothing ran",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "409",
+            description = "order-exists: an order with this id exists and nothing was changed; or"
+                    + " idempotency-request-in-progress: a request with this key is still running, retry after"
+                    + " Retry-After",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "413",
+            description = "body-too-large, or idempotency-request-too-large: a keyed request's body is over 2 MiB",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "415",
+            description = "unsupported-media-type: the body is not application/json in UTF-8",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "422",
+            description = "idempotency-key-reused: the key was used with another body; send a new key",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "503",
+            description = "outcome-unknown: the database did not confirm the transaction, order_id (and order_ids)"
+                    + " name the orders, and retrying with their ids is safe; or idempotency-unavailable,"
+                    + " idempotency-busy, idempotency-not-committed: retry with the same key after Retry-After",
+            headers = @Header(name = "Retry-After", schema = @Schema(type = SchemaType.INTEGER)),
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
     public Response place(InputStream body) {
         OrderRequest order;
         try {
@@ -156,6 +229,58 @@ public class OrdersResource {
     /** Places 1 to {@value #MAX_BULK_ORDERS} orders in one transaction: all of them, or none. */
     @POST
     @Path("bulk")
+    @Operation(
+            operationId = "placeOrders",
+            summary = "Place 1 to 10000 orders at once",
+            description = "Places every order of the array, each with its order.placed event, in one transaction:"
+                    + " all of them or none. Ids must differ within the request.")
+    @org.eclipse.microprofile.openapi.annotations.parameters.RequestBody( // RequestBody is the body reader here
+            required = true,
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "OrderRequests")))
+    @Parameter(
+            name = "Idempotency-Key",
+            in = ParameterIn.HEADER,
+            description = "Makes a retry safe: a retry with the same key and body gets the first answer back,"
+                    + " marked Idempotent-Replayed: true, and runs nothing. 1 to 255 printable ASCII characters,"
+                    + " bare or as a quoted string; a fresh UUID per request (docs/idempotency.md)",
+            schema = @Schema(type = SchemaType.STRING))
+    @APIResponse(
+            responseCode = "201",
+            description = "All placed. A retry with the same Idempotency-Key gets this answer again, with"
+                    + " Idempotent-Replayed: true",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "PlacedOrders")))
+    @APIResponse(
+            responseCode = "400",
+            description = "malformed-request: the body is not an array of 1 to 10000 objects; invalid-order: an"
+                    + " order (named orders[i]) has a member missing, unknown, of the wrong type or out of range,"
+                    + " or repeats another's id; idempotency-key-invalid or idempotency-key-missing: fix the"
+                    + " key. Nothing ran",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "409",
+            description = "order-exists: an order with this id exists and nothing was changed; or"
+                    + " idempotency-request-in-progress: a request with this key is still running, retry after"
+                    + " Retry-After",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "413",
+            description = "body-too-large, or idempotency-request-too-large: a keyed request's body is over 2 MiB",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "415",
+            description = "unsupported-media-type: the body is not application/json in UTF-8",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "422",
+            description = "idempotency-key-reused: the key was used with another body; send a new key",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    @APIResponse(
+            responseCode = "503",
+            description = "outcome-unknown: the database did not confirm the transaction, order_id (and order_ids)"
+                    + " name the orders, and retrying with their ids is safe; or idempotency-unavailable,"
+                    + " idempotency-busy, idempotency-not-committed: retry with the same key after Retry-After",
+            headers = @Header(name = "Retry-After", schema = @Schema(type = SchemaType.INTEGER)),
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
     public Response placeAll(InputStream body) {
         List<OrderRequest> requests;
         try {
@@ -203,7 +328,19 @@ public class OrdersResource {
 
     @GET
     @Path("{id}")
-    public Response find(@PathParam("id") UUID id) {
+    @Operation(
+            operationId = "getOrder",
+            summary = "Read an order",
+            description = "The caller's order with this id. Another caller's order is not found.")
+    @APIResponse(
+            responseCode = "200",
+            description = "The order",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(ref = "Order")))
+    @APIResponse(
+            responseCode = "404",
+            description = "not-found: the caller has no order with this id, or the id is not a UUID",
+            content = @Content(mediaType = Problems.MEDIA_TYPE, schema = @Schema(ref = OrdersApi.PROBLEM)))
+    public Response find(@Parameter(description = "The order's id") @PathParam("id") UUID id) {
         DemoOrder order = orders.find(id);
         if (order == null) {
             return Problems.notFound("no order " + id);
