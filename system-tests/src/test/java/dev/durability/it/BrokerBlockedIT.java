@@ -27,6 +27,7 @@ class BrokerBlockedIT {
             String watermark = Rabbitmq.memoryHighWatermark();
             Rabbitmq.setMemoryHighWatermark("0");
             try {
+                Rabbitmq.awaitMemoryAlarm(true);
                 outbox.seed(envelopes);
                 // Several ticks, and longer than a batch caught by the alarm would need to time out (10 s). The
                 // server stays ready throughout: the outbox absorbs the alarm, and a probe that failed on it would

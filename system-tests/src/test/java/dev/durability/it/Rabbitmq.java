@@ -1,5 +1,8 @@
 package dev.durability.it;
 
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,9 +27,21 @@ final class Rabbitmq {
                 .trim();
     }
 
-    /** 0 raises the memory alarm at once: the broker blocks every publishing connection until it is raised again. */
+    /** 0 raises the memory alarm: the broker blocks every publishing connection until it is raised again. */
     static void setMemoryHighWatermark(String fraction) {
         rabbitmqctl("set_vm_memory_high_watermark", fraction);
+    }
+
+    /**
+     * Waits until the broker's memory alarm is {@code raised} or cleared. The command that moves the watermark returns
+     * before the alarm takes effect: a publish in between is still routed, and its confirm may then wait while the
+     * broker pages the queue out under the alarm.
+     */
+    static void awaitMemoryAlarm(boolean raised) {
+        await("memory alarm " + (raised ? "raised" : "cleared"))
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> rabbitmqctl("eval", "rabbit_alarm:get_alarms().").contains("memory") == raised);
     }
 
     /** The largest message body the broker takes now ({@code max_message_size}). */
