@@ -4,9 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -16,35 +24,44 @@ import org.junit.jupiter.params.provider.CsvSource;
  * rule (each feature's configuration, found at start by ConfigurationCheck), a schema other than the data
  * source's (checked against the database), and a web module's own setting. Every rule of every key is a unit test of its
  * configuration class (OutboxConfigTest, BrokerConfigTest, ...), which needs no server start.
+ *
+ * <p>One server of the shared server's configuration serves every case: each case sets its values as the
+ * application's properties (Liberty's {@code appProperties}, read through MicroProfile Config above the environment),
+ * and Liberty restarts the application when they change. A deployment starts as it would in a new server, in a few
+ * seconds instead of a server's start and stop.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InvalidConfigurationIT {
+    private static final Duration OUTCOME = Duration.ofSeconds(120);
+
+    private LibertyServer server;
+
+    @AfterAll
+    void stopServer() throws IOException {
+        if (server != null) {
+            server.close();
+        }
+    }
 
     @ParameterizedTest
     @CsvSource({
-        "DURABILITY_OUTBOX_LEASE_SECONDS, soon, durability.outbox.lease-seconds",
+        "durability.outbox.lease-seconds, soon",
         // An integer, but shorter than a claim can live with the broker's connect timeout.
-        "DURABILITY_OUTBOX_LEASE_SECONDS, 5, durability.outbox.lease-seconds",
-        "DURABILITY_DATABASE_SCHEMA, durability_elsewhere, durability.database.schema",
-        "DURABILITY_IDEMPOTENCY_REPLAYED_HEADERS, 'Location,Set-Cookie', durability.idempotency.replayed-headers",
+        "durability.outbox.lease-seconds, 5",
+        "durability.database.schema, durability_elsewhere",
+        "durability.idempotency.replayed-headers, 'Location,Set-Cookie'",
         // The admin API without a key to verify tokens with: the shipped default location holds none.
-        "MP_JWT_VERIFY_PUBLICKEY_LOCATION, /nonexistent/admin-jwt-public-key.pem, mp.jwt.verify.publickey.location"
+        "mp.jwt.verify.publickey.location, /nonexistent/admin-jwt-public-key.pem"
     })
-    void invalidValueFailsTheDeploymentNamingTheKey(String variable, String value, String key) throws Exception {
-        try (LibertyServer server = LibertyServer.copyOfMain("durability-badconfig", 9192, Map.of(variable, value))) {
-            server.start();
-            await().atMost(Duration.ofSeconds(120))
-                    .pollInterval(Duration.ofMillis(500))
-                    .until(() -> server.messagesLog().contains("CWWKZ0002E")
-                            || server.messagesLog().contains("CWWKZ0012I")
-                            || server.messagesLog().contains("CWWKZ0001I"));
-            String log = server.messagesLog();
-            assertThat(log).doesNotContain("CWWKZ0001I: Application durability started");
-            // CWWKZ0002E when the library's start-up check fails; CWWKZ0012I (not started) when a web module's does
-            assertThat(log).containsAnyOf("CWWKZ0002E", "CWWKZ0012I").contains(key);
-            assertThat(Http.get(server.uri(), "/api/orders/" + java.util.UUID.randomUUID())
-                            .statusCode())
-                    .isEqualTo(404);
-        }
+    void invalidValueFailsTheDeploymentNamingTheKey(String key, String value) throws Exception {
+        String log = deployWith(Map.of(key, value));
+        // CWWKZ0002E (first start) or CWWKZ0004E (restart) when the library's start-up check fails; CWWKZ0012I (not
+        // started) or CWWKZ0020I (not updated) when a web module's does
+        assertThat(log)
+                .containsAnyOf("CWWKZ0002E", "CWWKZ0004E", "CWWKZ0012I", "CWWKZ0020I")
+                .contains(key);
+        assertThat(Http.get(server.uri(), "/api/orders/" + UUID.randomUUID()).statusCode())
+                .isEqualTo(404);
     }
 
     /** A queue that exists with other arguments than a consumer needs: the start stops, naming the queue and why. */
@@ -55,10 +72,8 @@ class InvalidConfigurationIT {
             Channel channel = amqp.channel();
             channel.queueDelete(queue);
             channel.queueDeclare(queue, true, false, false, Map.of("x-max-length", 5));
-            try (LibertyServer server = LibertyServer.copyOfMain(
-                    "durability-badconfig", 9192, Map.of("DURABILITY_DEAD_LETTER_QUEUE", queue))) {
-                server.start();
-                assertThat(logOfRefusedDeployment(server))
+            try {
+                assertThat(refusedDeploymentWith(Map.of("durability.dead-letter.queue", queue)))
                         .contains("RabbitMQ refused to declare queue '" + queue + "'")
                         .contains("inequivalent arg 'x-max-length'");
             } finally {
@@ -80,16 +95,10 @@ class InvalidConfigurationIT {
             Channel channel = amqp.channel();
             channel.exchangeDelete(exchange);
             channel.exchangeDeclare(exchange, "topic", true);
-            try (LibertyServer server = LibertyServer.copyOfMain(
-                    "durability-badconfig",
-                    9192,
-                    Map.of(
-                            "DURABILITY_BROKER_EVENTS_EXCHANGE",
-                            exchange,
-                            "DURABILITY_BROKER_ALTERNATE_EXCHANGE",
-                            alternate))) {
-                server.start();
-                assertThat(logOfRefusedDeployment(server))
+            try {
+                assertThat(refusedDeploymentWith(Map.of(
+                                "durability.broker.events-exchange", exchange,
+                                "durability.broker.alternate-exchange", alternate)))
                         .contains("RabbitMQ refused to declare the events exchange '" + exchange + "'")
                         .contains("inequivalent arg 'alternate-exchange'");
             } finally {
@@ -100,16 +109,57 @@ class InvalidConfigurationIT {
         }
     }
 
-    /** The server's log once the application's start ended, which must have failed (CWWKZ0002E). */
-    private static String logOfRefusedDeployment(LibertyServer server) {
-        await().atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(500))
-                .until(() -> server.messagesLog().contains("CWWKZ0002E")
-                        || server.messagesLog().contains("CWWKZ0001I"));
-        String log = server.messagesLog();
-        assertThat(log)
-                .doesNotContain("CWWKZ0001I: Application durability started")
-                .contains("CWWKZ0002E");
+    /** The log of a deployment with these properties, which must have failed in the library (CWWKZ0002E/0004E). */
+    private String refusedDeploymentWith(Map<String, String> properties) throws IOException {
+        String log = deployWith(properties);
+        assertThat(log).containsAnyOf("CWWKZ0002E", "CWWKZ0004E");
         return log;
+    }
+
+    /**
+     * Deploys the application with these properties (starting the server on the first call, restarting the
+     * application on later ones) and returns what the server logged until the deployment's outcome, which must
+     * not be a started application.
+     */
+    private String deployWith(Map<String, String> properties) throws IOException {
+        boolean first = server == null;
+        if (first) {
+            server = LibertyServer.copyOfMain("durability-badconfig", 9192, Map.of());
+        }
+        ServerLog log = server.logFromNow();
+        writeApplicationProperties(properties);
+        if (first) {
+            server.start();
+        }
+        await("the outcome of the deployment with " + properties)
+                .atMost(OUTCOME)
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> outcome(log.text()));
+        String text = log.text();
+        assertThat(text)
+                .as("the application must not start")
+                .doesNotContain("CWWKZ0001I: Application durability started")
+                .doesNotContain("CWWKZ0003I: The application durability updated");
+        return text;
+    }
+
+    private static boolean outcome(String log) {
+        return List.of("CWWKZ0001I", "CWWKZ0002E", "CWWKZ0003I", "CWWKZ0004E", "CWWKZ0012I", "CWWKZ0020I").stream()
+                .anyMatch(log::contains);
+    }
+
+    /** The application's properties as a configuration drop-in: Liberty applies a change at once. */
+    private void writeApplicationProperties(Map<String, String> properties) throws IOException {
+        StringBuilder xml =
+                new StringBuilder("<server>\n  <enterpriseApplication id=\"durability\">\n    <appProperties>\n");
+        new LinkedHashMap<>(properties)
+                .forEach((key, value) -> xml.append("      <property name=\"")
+                        .append(key)
+                        .append("\" value=\"")
+                        .append(value)
+                        .append("\"/>\n"));
+        xml.append("    </appProperties>\n  </enterpriseApplication>\n</server>\n");
+        Path dropin = server.directory().resolve("configDropins/overrides/invalid-configuration.xml");
+        Files.writeString(dropin, xml.toString());
     }
 }

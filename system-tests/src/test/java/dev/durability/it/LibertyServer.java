@@ -178,6 +178,11 @@ final class LibertyServer implements AutoCloseable {
                 });
     }
 
+    /** What this server writes to its messages.log from now on. */
+    ServerLog logFromNow() {
+        return ServerLog.fromNow(directory.resolve("logs/messages.log"));
+    }
+
     String messagesLog() {
         return log("messages.log");
     }

@@ -24,17 +24,29 @@ final class ServerLog {
 
     /** The shared server's log from now on. */
     static ServerLog ofMainServerFromNow() {
-        Path file = Path.of(Coordinates.mainServerDir(), "logs", "messages.log");
+        return fromNow(Path.of(Coordinates.mainServerDir(), "logs", "messages.log"));
+    }
+
+    /** This messages.log from now on; all of it when it does not exist yet. */
+    static ServerLog fromNow(Path file) {
         try {
-            return new ServerLog(file, Files.size(file));
+            return new ServerLog(file, Files.exists(file) ? Files.size(file) : 0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /** What was written since this log was taken, as one text. */
+    String text() {
+        return String.join("\n", lines());
+    }
+
     /** The lines written since this log was taken. */
     List<String> lines() {
         try {
+            if (!Files.exists(file)) {
+                return List.of();
+            }
             byte[] all = Files.readAllBytes(file);
             String since = new String(
                     Arrays.copyOfRange(all, (int) Math.min(mark, all.length), all.length), StandardCharsets.UTF_8);
