@@ -2,6 +2,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -26,7 +27,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -83,11 +83,18 @@ public class DashboardSnapshot {
     private final List<String> eventNames = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private final List<String> report = new ArrayList<>();
+    /** The scenario's notes by panel title (SnapshotTraffic.java): what the scenario, not a fault, explains. */
+    private final Map<String, String> notes = new TreeMap<>();
 
     private DashboardSnapshot(String prometheus, Properties scenario) {
         this.prometheus = prometheus;
         this.from = Long.parseLong(scenario.getProperty("from"));
         this.to = Long.parseLong(scenario.getProperty("to"));
+        for (String name : scenario.stringPropertyNames()) {
+            if (name.startsWith("note.")) {
+                notes.put(name.substring("note.".length()), scenario.getProperty(name));
+            }
+        }
         for (String event : scenario.getProperty("events", "").split(";")) {
             if (!event.isBlank()) {
                 int space = event.indexOf(' ');
@@ -191,7 +198,20 @@ public class DashboardSnapshot {
         g.drawRoundRect(x, y, w, h, 6, 6);
         g.setColor(TEXT);
         g.setFont(font(Font.BOLD, 13));
-        g.drawString(fit(g, panel.getString("title"), w - 16), x + 8, y + 18);
+        String title = panel.getString("title");
+        g.drawString(fit(g, title, w - 16), x + 8, y + 18);
+        String scenarioNote = notes.get(title);
+        if (scenarioNote != null) {
+            int after = x + 16 + g.getFontMetrics().stringWidth(title);
+            g.setColor(EVENT);
+            g.setFont(font(Font.ITALIC, 11));
+            String text = "(" + scenarioNote + ")";
+            if (g.getFontMetrics().stringWidth(text) <= x + w - 8 - after) {
+                g.drawString(text, after, y + 18);
+            } else {
+                drawWrapped(g, text, x + 8, y + 32, w - 16);
+            }
+        }
         if (note != null) {
             g.setColor(MUTED);
             g.setFont(font(Font.ITALIC, 12));
@@ -275,7 +295,10 @@ public class DashboardSnapshot {
         if (max == min) {
             max = min + 1;
         }
-        double tick = niceStep((max - min) / 4);
+        // Durations of a minute or more step in whole minutes, as a clock reads them.
+        double tick = unit.equals("s") && (max - min) / 4 >= 30
+                ? niceStep((max - min) / 4 / 60) * 60
+                : niceStep((max - min) / 4);
         max = Math.ceil(max / tick) * tick;
         int axisWidth = 0;
         for (double v = min; v <= max + tick / 2; v += tick) {
@@ -342,6 +365,14 @@ public class DashboardSnapshot {
                 g.fillOval(xOf(only.getKey(), left, right) - 2, yOf(only.getValue(), min, max, top, bottomY) - 2, 4, 4);
             }
             g.setStroke(new BasicStroke(1));
+        }
+        if (series.stream().allMatch(s -> s.max() == 0 && s.min() == 0)) {
+            g.setColor(MUTED);
+            g.setFont(font(Font.ITALIC, 12));
+            String text = series.size() == 1 ? "the series is 0 over the whole range" : "all " + series.size()
+                    + " series are 0 over the whole range";
+            g.drawString(text, (left + right - g.getFontMetrics().stringWidth(text)) / 2, (top + bottomY) / 2);
+            g.setFont(font(Font.PLAIN, 11));
         }
         // legend, two columns; what does not fit is counted
         int columnWidth = (w - 20) / 2;
@@ -466,7 +497,7 @@ public class DashboardSnapshot {
         for (JsonValue item : result) {
             JsonObject r = item.asJsonObject();
             Map<String, String> labels = new TreeMap<>();
-            r.getJsonObject("metric").forEach((k, v) -> labels.put(k, ((jakarta.json.JsonString) v).getString()));
+            r.getJsonObject("metric").forEach((k, v) -> labels.put(k, ((JsonString) v).getString()));
             TreeMap<Long, Double> points = new TreeMap<>();
             for (JsonValue pair : r.getJsonArray("values")) {
                 JsonArray p = pair.asJsonArray();

@@ -194,6 +194,13 @@ public class SnapshotTraffic {
 
     private void write(Path file) throws IOException {
         scenario.setProperty("events", String.join(";", events));
+        // What the picture shows that the scenario, not a fault, explains: drawn under the panels' titles.
+        scenario.setProperty(
+                "note.Unroutable rows",
+                "shipment.created and dlq.threshold_exceeded: no service here consumes them");
+        scenario.setProperty(
+                "note.Retention: rows pruned and failures per hour",
+                "retention runs hourly (plus jitter): no run falls in this range");
         Files.createDirectories(file.getParent());
         try (var out = Files.newBufferedWriter(file)) {
             scenario.store(out, "the dashboard snapshot's scenario (SnapshotTraffic.java)");
