@@ -49,6 +49,8 @@ class InvalidConfigurationIT {
         // An integer, but shorter than a claim can live with the broker's connect timeout.
         "durability.outbox.lease-seconds, 5",
         "durability.database.schema, durability_elsewhere",
+        // Neither durability nor cloudevents.
+        "durability.envelope.format, xml",
         "durability.idempotency.replayed-headers, 'Location,Set-Cookie'",
         // The admin API without a key to verify tokens with: the shipped default location holds none.
         "mp.jwt.verify.publickey.location, /nonexistent/admin-jwt-public-key.pem"

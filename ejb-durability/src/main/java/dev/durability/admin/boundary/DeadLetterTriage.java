@@ -11,7 +11,7 @@ import dev.durability.deadletter.entity.DeadLetterEnvelope;
 import dev.durability.deadletter.entity.DeadLetterView;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
-import dev.durability.envelope.control.EnvelopeJson;
+import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.RedrivenRow;
 import dev.durability.retention.control.RetentionConfig;
@@ -92,7 +92,8 @@ public class DeadLetterTriage {
             if (stored.envelope() == null) {
                 throw new InvalidEnvelopeException("it holds raw bytes, not a JSON envelope");
             }
-            envelope = EnvelopeJson.read(stored.envelope());
+            // Either format: the consumer dead-lettered the body as it was published (docs/envelope.md).
+            envelope = CloudEventJson.readEither(null, stored.envelope(), null).envelope();
         } catch (InvalidEnvelopeException e) {
             throw refuseRedrive(id, principal, channel, asked, e.getMessage() + "; mark it known-bad instead");
         }

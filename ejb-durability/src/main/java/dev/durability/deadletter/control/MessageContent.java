@@ -1,5 +1,7 @@
 package dev.durability.deadletter.control;
 
+import dev.durability.envelope.EventEnvelope;
+import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.envelope.control.EnvelopeHeaders;
 import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.JsonValue;
@@ -8,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -31,8 +34,22 @@ public record MessageContent(String json, byte[] raw, UUID envelopeId, String ev
             EnvelopeHeaders headers = EnvelopeHeaders.read(json);
             return new MessageContent(json, null, headers.id(), headers.eventType(), headers.sourceService());
         } catch (RuntimeException notAnEnvelope) {
-            return new MessageContent(json, null, null, null, null);
+            return ofCloudEvent(json);
         }
+    }
+
+    /** A CloudEvent's id, type and source as the consumer maps them (docs/envelope.md, "CloudEvents"). */
+    private static MessageContent ofCloudEvent(String json) {
+        try {
+            if (CloudEventJson.isCloudEvent(json)) {
+                // Its time plays no part in the facts kept here.
+                EventEnvelope event = CloudEventJson.read(json, Instant.EPOCH).envelope();
+                return new MessageContent(json, null, event.id(), event.eventType(), event.sourceService());
+            }
+        } catch (RuntimeException notAnEvent) {
+            // kept without facts, like any JSON that is no envelope
+        }
+        return new MessageContent(json, null, null, null, null);
     }
 
     /** The same content kept as bytes only, for a row whose JSON the database refused. */

@@ -51,13 +51,17 @@ public final class EnvelopeJson {
 
     /** Reads and validates an envelope; anything malformed is an {@link InvalidEnvelopeException} naming the field. */
     public static EventEnvelope read(String text) {
-        JsonObject json;
+        return read(parse(text));
+    }
+
+    /** A JSON object, or an {@link InvalidEnvelopeException} saying why the text is none. */
+    static JsonObject parse(String text) {
         try {
             JsonValue value = PROVIDER.createReader(new StringReader(text)).readValue();
             if (value.getValueType() != JsonValue.ValueType.OBJECT) {
                 throw new InvalidEnvelopeException("envelope must be a JSON object, was " + value.getValueType());
             }
-            json = value.asJsonObject();
+            return value.asJsonObject();
         } catch (InvalidEnvelopeException e) {
             throw e;
         } catch (JsonException | IllegalStateException e) {
@@ -67,6 +71,10 @@ public final class EnvelopeJson {
             // EnvelopeJsonPropertyTest): outside input, so an invalid envelope like any other.
             throw new InvalidEnvelopeException("envelope is not readable JSON: " + e.getMessage(), e);
         }
+    }
+
+    /** The envelope in a parsed JSON object of its own form. */
+    static EventEnvelope read(JsonObject json) {
         JsonValue payload = json.get("payload");
         if (payload == null || payload.getValueType() != JsonValue.ValueType.OBJECT) {
             throw new InvalidEnvelopeException("payload must be a JSON object");

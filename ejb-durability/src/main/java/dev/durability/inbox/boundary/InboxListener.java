@@ -9,7 +9,7 @@ import dev.durability.deadletter.control.MessageContent;
 import dev.durability.deadletter.control.OccurrenceToken;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
-import dev.durability.envelope.control.EnvelopeJson;
+import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.inbox.EventHandler;
 import dev.durability.inbox.control.ConfirmedSend;
 import dev.durability.inbox.control.ConsumerDeclaration;
@@ -21,6 +21,7 @@ import dev.durability.outbox.control.ConfirmedPublisher;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +119,9 @@ public final class InboxListener extends DefaultConsumer {
         }
         EventEnvelope envelope;
         try {
-            envelope = EnvelopeJson.read(text.get());
+            // Either format, whatever this service publishes in (docs/envelope.md, "CloudEvents").
+            envelope = CloudEventJson.readEither(properties.getContentType(), text.get(), sentAt(properties))
+                    .envelope();
         } catch (InvalidEnvelopeException e) {
             deadLetterMalformed(properties, body, e.getMessage());
             return;
@@ -296,6 +299,13 @@ public final class InboxListener extends DefaultConsumer {
             return number >= 0 && number <= Integer.MAX_VALUE ? (int) number : null;
         }
         return null;
+    }
+
+    /** When a CloudEvent without {@code time} happened, as near as the message tells: its timestamp, or now. */
+    private static Instant sentAt(AMQP.BasicProperties properties) {
+        return properties.getTimestamp() != null
+                ? properties.getTimestamp().toInstant()
+                : Instant.now().truncatedTo(ChronoUnit.MILLIS);
     }
 
     /** The broker cancelled this consumer (its queue was deleted): drop the channel, so it is consumed again. */

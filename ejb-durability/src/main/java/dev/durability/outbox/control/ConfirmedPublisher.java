@@ -8,6 +8,7 @@ import com.rabbitmq.client.ShutdownListener;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
 import dev.durability.envelope.InvalidEnvelopeException;
+import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.envelope.control.EnvelopeHeaders;
 import dev.durability.outbox.entity.ClaimedRow;
 import jakarta.annotation.PreDestroy;
@@ -243,7 +244,7 @@ public class ConfirmedPublisher {
         List<Message> sendable = new ArrayList<>(claim.size());
         for (ClaimedRow row : claim.rows()) {
             try {
-                sendable.add(Message.of(row));
+                sendable.add(Message.of(row, config.envelopeFormat()));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
@@ -314,13 +315,29 @@ public class ConfirmedPublisher {
     }
 
     /**
-     * One row as the message it becomes, built before anything of its batch is written. The body is encoded
-     * only as it is written: a batch's envelopes are held once, as the claim's text, not twice.
+     * One row as the message it becomes, built before anything of its batch is written. The body of the envelope's
+     * own form is encoded only as it is written: a batch's envelopes are held once, as the claim's text, not twice.
+     * A CloudEvent is made here, so a row that cannot become one fails alone; a batch of them is held twice.
      */
-    private record Message(ClaimedRow row, String routingKey, AMQP.BasicProperties properties) {
-        static Message of(ClaimedRow row) {
+    private record Message(ClaimedRow row, String routingKey, AMQP.BasicProperties properties, byte[] cloudEvent) {
+        static Message of(ClaimedRow row, OutboxConfig.EnvelopeFormat format) {
             EnvelopeHeaders headers = EnvelopeHeaders.read(row.envelope());
-            return new Message(row, headers.eventType(), ConfirmedPublisher.properties(headers, row.publication()));
+            AMQP.BasicProperties properties = ConfirmedPublisher.properties(headers, row.publication());
+            if (format == OutboxConfig.EnvelopeFormat.CLOUDEVENTS) {
+                // The trace context joins here once it is stored with the row
+                // (docs/decisions/0078-cloudevents-envelope-format.md).
+                byte[] event = CloudEventJson.fromEnvelopeJson(row.envelope(), null, null)
+                        .getBytes(StandardCharsets.UTF_8);
+                return new Message(
+                        row,
+                        headers.eventType(),
+                        properties
+                                .builder()
+                                .contentType(CloudEventJson.CONTENT_TYPE)
+                                .build(),
+                        event);
+            }
+            return new Message(row, headers.eventType(), properties, null);
         }
 
         UUID id() {
@@ -328,7 +345,7 @@ public class ConfirmedPublisher {
         }
 
         byte[] body() {
-            return row.envelope().getBytes(StandardCharsets.UTF_8);
+            return cloudEvent != null ? cloudEvent : row.envelope().getBytes(StandardCharsets.UTF_8);
         }
     }
 

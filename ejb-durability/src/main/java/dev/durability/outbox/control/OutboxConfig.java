@@ -6,9 +6,15 @@ import dev.durability.config.control.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** The drain's knobs, {@code durability.outbox.*}; defaults in {@code META-INF/microprofile-config.properties}. */
+/**
+ * The drain's knobs, {@code durability.outbox.*}, and the format it publishes envelopes in,
+ * {@code durability.envelope.format} (the consumer reads either format whatever this says); defaults in
+ * {@code META-INF/microprofile-config.properties}.
+ */
 @ApplicationScoped
 public class OutboxConfig implements FeatureConfig {
     static final String POLL_INTERVAL = "durability.outbox.poll-interval-ms";
@@ -24,6 +30,20 @@ public class OutboxConfig implements FeatureConfig {
     static final String STATEMENT_TIMEOUT = "durability.outbox.statement-timeout-ms";
     static final String STAMP_TIMEOUT = "durability.outbox.stamp-timeout-ms";
     static final String LISTEN_NOTIFY = "durability.outbox.listen-notify";
+    static final String ENVELOPE_FORMAT = "durability.envelope.format";
+
+    /** How a published message carries its envelope (docs/decisions/0078-cloudevents-envelope-format.md). */
+    public enum EnvelopeFormat {
+        /** The envelope's own JSON form (docs/envelope.md), {@code application/json}: the default. */
+        DURABILITY,
+        /** A CloudEvents 1.0 event in the structured JSON format, {@code application/cloudevents+json}. */
+        CLOUDEVENTS;
+
+        /** The configured value, as written in the configuration. */
+        public String value() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /**
      * RabbitMQ 4 refuses messages over 16 MiB by default ({@code max_message_size}); the published text
@@ -84,6 +104,10 @@ public class OutboxConfig implements FeatureConfig {
     @ConfigProperty(name = LISTEN_NOTIFY)
     boolean listenNotify;
 
+    @Inject
+    @ConfigProperty(name = ENVELOPE_FORMAT)
+    String envelopeFormat;
+
     /** The lease must outlast the longest claim, which includes the broker's connect timeout. */
     @Inject
     BrokerConfig broker;
@@ -112,6 +136,12 @@ public class OutboxConfig implements FeatureConfig {
         InvalidConfigurationException.checkRange(CLAIM_MAX_BYTES, claimMaxBytes, 64 * 1024, 1024L * 1024 * 1024);
         InvalidConfigurationException.checkRange(STATEMENT_TIMEOUT, statementTimeoutMillis, 100, 600_000);
         InvalidConfigurationException.checkRange(STAMP_TIMEOUT, stampTimeoutMillis, 100, 600_000);
+        InvalidConfigurationException.check(
+                Arrays.stream(EnvelopeFormat.values())
+                        .anyMatch(format -> format.value().equals(envelopeFormat)),
+                ENVELOPE_FORMAT,
+                envelopeFormat,
+                "must be durability (the envelope's own JSON form) or cloudevents (CloudEvents 1.0, structured JSON)");
     }
 
     /** How long a batch's stamp task may wait for an executor thread before its own budget starts. */
@@ -202,6 +232,11 @@ public class OutboxConfig implements FeatureConfig {
      */
     public boolean listenNotify() {
         return listenNotify;
+    }
+
+    /** The format the drain publishes envelopes in; valid once {@link #validate()} passed. */
+    public EnvelopeFormat envelopeFormat() {
+        return EnvelopeFormat.valueOf(envelopeFormat.toUpperCase(Locale.ROOT));
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.impl.LongStringHelper;
+import dev.durability.envelope.control.CloudEventJson;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Date;
@@ -64,6 +65,26 @@ class IncomingDeadLetterTest {
         assertThat(letter.occurrenceToken()).isEqualTo("dlxcap:" + ID + ":shipments:123");
         assertThat(letter.reason()).isEqualTo("retries exhausted");
         assertThat(letter.envelopeId()).isEqualTo(ID);
+    }
+
+    /** The audit keeps a dead-lettered CloudEvent's facts as the consumer mapped them, so its token still matches. */
+    @Test
+    void aWrappedCloudEventGivesTheEnvelopeIdTheConsumerMappedItTo() {
+        String event = "{\"specversion\":\"1.0\",\"id\":\"A-1\",\"source\":\"https://shop.example.com\","
+                + "\"type\":\"order.placed\",\"data\":{\"quantity\":0}}";
+        UUID mapped = CloudEventJson.envelopeId("https://shop.example.com", "A-1");
+        String token = "dlxcap:" + mapped + ":shipments:123";
+        String wrapper = new String(
+                new DeadLetterWrapper(
+                                "permanent failure", "shipments", null, token, TIME, 1, MessageContent.of(bytes(event)))
+                        .toJson(),
+                StandardCharsets.UTF_8);
+        IncomingDeadLetter letter = read("dlq.shipments", Map.of(DeadLetterWrapper.HEADER, 1), wrapper);
+        assertThat(letter.envelopeId()).isEqualTo(mapped);
+        assertThat(letter.eventType()).isEqualTo("order.placed");
+        assertThat(letter.sourceService()).isEqualTo("https://shop.example.com");
+        assertThat(letter.occurrenceToken()).isEqualTo(token);
+        assertThat(letter.content().json()).isEqualTo(event);
     }
 
     @Test

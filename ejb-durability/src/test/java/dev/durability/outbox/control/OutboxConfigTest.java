@@ -1,5 +1,6 @@
 package dev.durability.outbox.control;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,6 +23,7 @@ class OutboxConfigTest {
         config.claimMaxBytes = 16 * 1024 * 1024;
         config.statementTimeoutMillis = 5_000;
         config.stampTimeoutMillis = 10_000;
+        config.envelopeFormat = "durability";
         return config;
     }
 
@@ -38,6 +40,22 @@ class OutboxConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.outbox.batch-size")
                 .hasMessageContaining("'0'");
+    }
+
+    @Test
+    void theEnvelopeFormatIsOneOfTwoNamesAndAnyOtherNamesTheKey() {
+        OutboxConfig config = defaults();
+        assertThat(config.envelopeFormat()).isEqualTo(OutboxConfig.EnvelopeFormat.DURABILITY);
+        config.envelopeFormat = "cloudevents";
+        assertThatCode(config::checkValues).doesNotThrowAnyException();
+        assertThat(config.envelopeFormat()).isEqualTo(OutboxConfig.EnvelopeFormat.CLOUDEVENTS);
+        for (String invalid : new String[] {"CloudEvents", "json", ""}) {
+            config.envelopeFormat = invalid;
+            assertThatThrownBy(config::checkValues)
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("durability.envelope.format")
+                    .hasMessageContaining("'" + invalid + "'");
+        }
     }
 
     @Test
