@@ -5,7 +5,6 @@ import dev.durability.envelope.InvalidEnvelopeException;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonGenerator;
@@ -94,7 +93,12 @@ public final class CloudEventJson {
      * @throws InvalidEnvelopeException when the stored envelope breaks the envelope's rules
      */
     public static String fromEnvelopeJson(String envelopeJson, String traceparent, String tracestate) {
-        EventEnvelope headers = headersOf(envelopeJson);
+        return fromEnvelopeJson(EnvelopeHeaders.read(envelopeJson), envelopeJson, traceparent, tracestate);
+    }
+
+    /** As {@link #fromEnvelopeJson(String, String, String)}, with the header fields the caller already read. */
+    public static String fromEnvelopeJson(
+            EnvelopeHeaders headers, String envelopeJson, String traceparent, String tracestate) {
         StringWriter out = new StringWriter(envelopeJson.length() + 256);
         try (JsonGenerator json = EnvelopeJson.PROVIDER.createGenerator(out)) {
             json.writeStartObject()
@@ -103,7 +107,7 @@ public final class CloudEventJson {
                     .write("source", headers.sourceService())
                     .write("type", headers.eventType());
             if (headers.aggregateId() != null) {
-                json.write("subject", headers.aggregateId().toString());
+                json.write("subject", headers.aggregateId());
             }
             json.write("time", headers.occurredAt().toString())
                     .write("datacontenttype", DATA_CONTENT_TYPE)
@@ -125,31 +129,6 @@ public final class CloudEventJson {
             throw new InvalidEnvelopeException("envelope cannot be written as a CloudEvent: " + e.getMessage(), e);
         }
         return out.toString();
-    }
-
-    /** The stored envelope's fields, validated as the envelope's, with an empty payload standing in for its own. */
-    private static EventEnvelope headersOf(String envelopeJson) {
-        JsonObjectBuilder fields = EnvelopeJson.PROVIDER.createObjectBuilder();
-        try (JsonParser parser = EnvelopeJson.PROVIDER.createParser(new StringReader(envelopeJson))) {
-            if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
-                throw new InvalidEnvelopeException("envelope must be a JSON object");
-            }
-            while (parser.next() == JsonParser.Event.KEY_NAME) {
-                String key = parser.getString();
-                JsonParser.Event value = parser.next();
-                if (key.equals("payload") && value == JsonParser.Event.START_OBJECT) {
-                    parser.skipObject();
-                    fields.add(key, JsonValue.EMPTY_JSON_OBJECT);
-                } else {
-                    fields.add(key, parser.getValue());
-                }
-            }
-        } catch (InvalidEnvelopeException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new InvalidEnvelopeException("envelope is not readable JSON: " + e.getMessage(), e);
-        }
-        return EnvelopeJson.read(fields.build());
     }
 
     /** Copies the envelope's payload object to the generator, one parser event at a time. */
@@ -250,8 +229,8 @@ public final class CloudEventJson {
         String source = required(json, "source");
         String type = required(json, "type");
         UUID envelopeId = envelopeId(source, id);
-        String subject = text(json, "subject");
-        String time = text(json, "time");
+        String subject = EnvelopeJson.text(json, "subject");
+        String time = EnvelopeJson.text(json, "time");
         Instant occurredAt;
         if (time == null) {
             if (whenTimeAbsent == null) {
@@ -298,7 +277,7 @@ public final class CloudEventJson {
             throw new InvalidEnvelopeException(
                     "data_base64 (binary data) is not consumed: the envelope's payload is a JSON object");
         }
-        String dataContentType = text(json, "datacontenttype");
+        String dataContentType = EnvelopeJson.text(json, "datacontenttype");
         if (dataContentType != null && !isJson(mediaType(dataContentType))) {
             throw new InvalidEnvelopeException(
                     "datacontenttype '" + dataContentType + "' is not JSON: the envelope's payload is a JSON object");
@@ -348,23 +327,11 @@ public final class CloudEventJson {
     }
 
     private static String required(JsonObject json, String name) {
-        String value = text(json, name);
+        String value = EnvelopeJson.text(json, name);
         if (value == null || value.isEmpty()) {
             throw new InvalidEnvelopeException(name + " is required (a CloudEvents 1.0 required attribute)");
         }
         return value;
-    }
-
-    /** A context attribute the JSON format writes as a string. */
-    private static String text(JsonObject json, String name) {
-        JsonValue value = json.get(name);
-        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
-            return null;
-        }
-        if (!(value instanceof JsonString string)) {
-            throw new InvalidEnvelopeException(name + " must be a string");
-        }
-        return string.getString();
     }
 
     /** An extension attribute: a string, or a number or boolean as its JSON text. */

@@ -15,7 +15,14 @@ import java.util.UUID;
  * objects would take tens of megabytes of heap as a tree), it sends the stored text as it is.
  */
 public record EnvelopeHeaders(
-        UUID id, String eventType, String sourceService, Instant occurredAt, int schemaVersion, String correlationId) {
+        UUID id,
+        String eventType,
+        String sourceService,
+        Instant occurredAt,
+        int schemaVersion,
+        String correlationId,
+        String aggregateId,
+        String causationId) {
 
     /** Reads the header fields; a missing or malformed one is an {@link InvalidEnvelopeException} naming it. */
     public static EnvelopeHeaders read(String envelopeJson) {
@@ -25,6 +32,8 @@ public record EnvelopeHeaders(
         String occurredAt = null;
         Integer schemaVersion = null;
         String correlationId = null;
+        String aggregateId = null;
+        String causationId = null;
         try (JsonParser parser = EnvelopeJson.PROVIDER.createParser(new StringReader(envelopeJson))) {
             if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
                 throw new InvalidEnvelopeException("envelope must be a JSON object");
@@ -38,6 +47,8 @@ public record EnvelopeHeaders(
                     case "source_service" -> sourceService = string(key, value, parser);
                     case "occurred_at" -> occurredAt = string(key, value, parser);
                     case "correlation_id" -> correlationId = string(key, value, parser);
+                    case "aggregate_id" -> aggregateId = string(key, value, parser);
+                    case "causation_id" -> causationId = string(key, value, parser);
                     case "schema_version" -> {
                         if (value != JsonParser.Event.VALUE_NUMBER || !parser.isIntegralNumber()) {
                             throw new InvalidEnvelopeException("schema_version must be an integer");
@@ -62,7 +73,9 @@ public record EnvelopeHeaders(
                 required("source_service", sourceService),
                 instant(occurredAt),
                 schemaVersion == null ? 1 : schemaVersion,
-                required("correlation_id", correlationId));
+                required("correlation_id", correlationId),
+                aggregateId,
+                causationId);
     }
 
     private static String string(String key, JsonParser.Event value, JsonParser parser) {

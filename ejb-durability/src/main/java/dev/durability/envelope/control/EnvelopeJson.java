@@ -129,7 +129,8 @@ public final class EnvelopeJson {
         throw new InvalidEnvelopeException("schema_version must be an integer, was " + version);
     }
 
-    private static String text(JsonObject json, String name) {
+    /** A string member, null when absent or null; any other kind is an {@link InvalidEnvelopeException}. */
+    static String text(JsonObject json, String name) {
         JsonValue value = json.get(name);
         if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
             return null;

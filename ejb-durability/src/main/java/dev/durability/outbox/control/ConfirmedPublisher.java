@@ -326,7 +326,7 @@ public class ConfirmedPublisher {
             if (format == OutboxConfig.EnvelopeFormat.CLOUDEVENTS) {
                 // The trace context joins here once it is stored with the row
                 // (docs/decisions/0078-cloudevents-envelope-format.md).
-                byte[] event = CloudEventJson.fromEnvelopeJson(row.envelope(), null, null)
+                byte[] event = CloudEventJson.fromEnvelopeJson(headers, row.envelope(), null, null)
                         .getBytes(StandardCharsets.UTF_8);
                 return new Message(
                         row,

@@ -30,8 +30,8 @@ class EnvelopeHeadersTest {
                 + "\"c-1\", \"schema_version\": 1, \"source_service\": \"orders\"}";
         EnvelopeHeaders headers = EnvelopeHeaders.read(stored);
         assertThat(headers)
-                .isEqualTo(
-                        new EnvelopeHeaders(envelope.id(), "order.placed", "orders", envelope.occurredAt(), 1, "c-1"));
+                .isEqualTo(new EnvelopeHeaders(
+                        envelope.id(), "order.placed", "orders", envelope.occurredAt(), 1, "c-1", null, null));
         assertThat(EnvelopeHeaders.read(EnvelopeJson.write(envelope)).id()).isEqualTo(envelope.id());
     }
 
