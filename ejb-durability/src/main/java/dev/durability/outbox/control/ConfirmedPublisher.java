@@ -242,9 +242,10 @@ public class ConfirmedPublisher {
         // alone (rejected, with its backoff and error) instead of stopping the batch as a link failure would and
         // dropping the channel another batch is in flight on (docs/decisions/0014-drain-loop-rules.md).
         List<Message> sendable = new ArrayList<>(claim.size());
+        OutboxConfig.EnvelopeFormat format = config.envelopeFormat();
         for (ClaimedRow row : claim.rows()) {
             try {
-                sendable.add(Message.of(row, config.envelopeFormat()));
+                sendable.add(Message.of(row, format));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
