@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The idempotency filter as another WAR uses it (the published {@code -classes} jar in {@code WEB-INF/lib}),
+ * The idempotency filter as another WAR uses it (the published jar in {@code WEB-INF/lib}, registered by its web fragment),
  * in front of a probe handler that answers with any size of body, fails, outlives its claim or sets cookies
  * on request. Over HTTP, on the shared server, on the records table of the deployed EAR's schema.
  */

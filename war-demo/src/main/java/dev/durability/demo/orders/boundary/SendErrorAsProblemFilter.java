@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * header that is not a media type, for one): it calls {@code sendError}, and the server would answer with
  * its HTML error page. Under {@code /api} such an answer is the same problem details as every other error.
  */
-@WebFilter("/api/*")
+@WebFilter(filterName = "demo-send-error-as-problem", urlPatterns = "/api/*")
 public class SendErrorAsProblemFilter extends HttpFilter {
     private static final long serialVersionUID = 1L;
 
