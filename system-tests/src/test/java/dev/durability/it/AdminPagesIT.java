@@ -65,6 +65,10 @@ class AdminPagesIT {
             browser.signIn(OPERATOR, OPERATOR_PASSWORD);
             browser.waitForText(By.id("signed-in-as"), OPERATOR);
             assertThat(browser.waitFor(By.id("outbox-depth")).getText()).matches("[0-9]+");
+            // The seeded row keeps a row pending: its age in the two largest units, the exact figure on hover.
+            WebElement oldest = browser.driver().findElement(By.id("outbox-oldest"));
+            assertThat(oldest.getText()).matches("[0-9]+\\.[0-9] s|[0-9]+ (min|h|d)( [0-9]+ (s|min|h))?");
+            assertThat(oldest.getAttribute("title")).matches("[0-9]+\\.[0-9] s");
             browser.screenshot("admin-status");
 
             browser.driver().findElement(By.id("nav-replay")).click();

@@ -42,6 +42,14 @@ public class StatusPage {
         return outbox;
     }
 
+    /**
+     * The oldest pending row's age; never negative, though a row staged by a server whose clock runs ahead
+     * of the database's can look younger than zero.
+     */
+    public ElapsedTime getOldestPending() {
+        return new ElapsedTime(Math.max(0, outbox.oldestPendingSeconds()));
+    }
+
     public long getCountCap() {
         return PipelineOverview.COUNT_CAP;
     }
