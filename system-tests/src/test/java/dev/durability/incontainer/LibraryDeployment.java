@@ -29,6 +29,7 @@ import dev.durability.inbox.entity.InboxEntry;
 import dev.durability.outbox.OutboxStager;
 import dev.durability.outbox.boundary.JtaOutboxStager;
 import dev.durability.outbox.control.Claim;
+import dev.durability.outbox.control.DrainWakeUp;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
@@ -89,6 +90,7 @@ final class LibraryDeployment {
                 .addPackage(DeadLetter.class.getPackage())
                 .addClasses(
                         OutboxClaims.class,
+                        DrainWakeUp.class,
                         OutboxConfig.class,
                         Claim.class,
                         PublishOutcome.class,

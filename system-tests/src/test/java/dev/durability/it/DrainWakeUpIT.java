@@ -3,26 +3,37 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.durability.envelope.EventEnvelope;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
- * A server whose poll interval is ten minutes still publishes a placed order's event at once: the commit
- * notifies its LISTEN connection, which wakes the drain. When that connection is killed, the server
- * listens again and the next order is woken for too.
+ * A server whose poll interval is ten minutes still publishes at once. An order placed through its API (staged
+ * by OutboxStager) wakes its drain in the process after the commit, and sends the database no notification: a
+ * NOTIFY would take PostgreSQL's cluster-wide notify lock through the commit (docs/decisions/0082). A row
+ * inserted by SQL notifies the server's LISTEN connection, which wakes the drain; when that connection is
+ * killed, the server listens again and the next such row is woken for too.
  */
 class DrainWakeUpIT {
     private static final String SCHEMA = "durability_wakeup";
+    private static final String CHANNEL = "durability_outbox_" + SCHEMA;
 
     @Test
-    void aStagedEventWakesTheDrainLongBeforeItsPollAndAfterTheListenConnectionWasKilled() throws Exception {
+    void stagedEventsWakeTheDrainLongBeforeItsPollAndOnlySqlInsertsNotify() throws Exception {
         OutboxTable.dropSchema(SCHEMA);
-        try (EventQueue queue = new EventQueue("order.placed");
+        OutboxTable outbox = new OutboxTable(SCHEMA);
+        try (EventQueue orders = new EventQueue("order.placed");
+                EventQueue inserted = new EventQueue("wakeup.inserted");
+                Connection listening = OutboxTable.connect();
                 LibertyServer server = LibertyServer.copyOfMain(
                         "durability-wakeup",
                         9196,
@@ -35,17 +46,36 @@ class DrainWakeUpIT {
             await("the server's LISTEN connection")
                     .atMost(Duration.ofSeconds(30))
                     .until(() -> listeners() == 1);
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + CHANNEL);
+            }
+            PGConnection notifications = listening.unwrap(PGConnection.class);
+            notifications.getNotifications(1); // whatever the start staged
 
-            String first = placeOrder(server);
-            // The first poll is ten minutes away: only the notification can have woken the drain.
+            String placed = placeOrder(server);
+            // The first poll is ten minutes away: only the in-process wake-up can have woken the drain.
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> !queue.messagesForAggregate(first).isEmpty());
+                    .until(() -> !orders.messagesForAggregate(placed).isEmpty());
+            assertThat(received(notifications, 500))
+                    .as("notifications of a transaction that staged through OutboxStager")
+                    .isEmpty();
+
+            EventEnvelope first = OutboxTable.envelopes("wakeup.inserted", 1).get(0);
+            outbox.seed(List.of(first));
+            assertThat(received(notifications, 5_000))
+                    .as("notifications of an SQL insert")
+                    .hasSize(1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() ->
+                            !inserted.messagesForAggregate(first.aggregateId()).isEmpty());
 
             assertThat(terminateListener()).isEqualTo(1);
             await("listening again").atMost(Duration.ofSeconds(30)).until(() -> listeners() == 1);
-            String second = placeOrder(server);
+            EventEnvelope second = OutboxTable.envelopes("wakeup.inserted", 1).get(0);
+            outbox.seed(List.of(second));
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> !queue.messagesForAggregate(second).isEmpty());
+                    .until(() ->
+                            !inserted.messagesForAggregate(second.aggregateId()).isEmpty());
             assertThat(server.messagesLog()).contains("Outbox staging notifications lost");
         }
     }
@@ -55,6 +85,12 @@ class DrainWakeUpIT {
                 Http.postJson(server.uri(), "/api/orders", "{\"customer\":\"ada\",\"sku\":\"bell\",\"quantity\":1}");
         assertThat(response.statusCode()).isEqualTo(201);
         return Http.json(response).getString("id");
+    }
+
+    /** The notifications on the channel within this many milliseconds. */
+    private static List<PGNotification> received(PGConnection connection, int millis) throws Exception {
+        PGNotification[] received = connection.getNotifications(millis);
+        return received == null ? List.of() : List.of(received);
     }
 
     private static int listeners() throws Exception {

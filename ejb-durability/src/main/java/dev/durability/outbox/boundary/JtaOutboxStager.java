@@ -5,6 +5,7 @@ import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
 import dev.durability.envelope.control.EnvelopeJson;
 import dev.durability.outbox.OutboxStager;
+import dev.durability.outbox.control.DrainWakeUp;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.entity.OutboxEvent;
 import jakarta.annotation.Resource;
@@ -15,6 +16,7 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.PersistenceException;
 import jakarta.persistence.TransactionRequiredException;
 import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,7 +26,9 @@ import java.util.UUID;
 /**
  * The {@link OutboxStager} applications inject: writes each event's outbox row through the library's
  * persistence unit, in the caller's JTA transaction, checked against {@code
- * durability.outbox.max-envelope-bytes}.
+ * durability.outbox.max-envelope-bytes}. When the transaction commits, this server's drain is woken in
+ * the process: the rows carry {@code notify_drains = false}, so staging never takes PostgreSQL's notify
+ * lock (docs/decisions/0082-in-process-wake-up.md).
  */
 @ApplicationScoped
 public class JtaOutboxStager implements OutboxStager {
@@ -40,6 +44,9 @@ public class JtaOutboxStager implements OutboxStager {
 
     @Inject
     OutboxConfig config;
+
+    @Inject
+    DrainWakeUp wakeUp;
 
     @Override
     public UUID stage(String eventType, UUID aggregateId, Object payload) {
@@ -73,6 +80,7 @@ public class JtaOutboxStager implements OutboxStager {
         }
         // The rows are written; nothing reads them back in this transaction, so they need not stay managed.
         rows.forEach(em::detach);
+        wakeDrainOnCommit();
         return rows.stream().map(OutboxEvent::id).toList();
     }
 
@@ -82,6 +90,27 @@ public class JtaOutboxStager implements OutboxStager {
                 .aggregateId(aggregateId)
                 .payload(EnvelopeJson.toJsonObject(payload))
                 .build();
+    }
+
+    /** Once per transaction: after it commits, the drain finds its rows at once; a rollback wakes nobody. */
+    private void wakeDrainOnCommit() {
+        if (transactions.getResource(DrainWakeUp.class) != null) {
+            return;
+        }
+        transactions.putResource(DrainWakeUp.class, Boolean.TRUE);
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                // nothing to do before the commit
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    wakeUp.stagingCommitted();
+                }
+            }
+        });
     }
 
     private void requireTransaction() {

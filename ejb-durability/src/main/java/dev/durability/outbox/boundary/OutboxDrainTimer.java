@@ -9,6 +9,7 @@ import dev.durability.outbox.control.BrokerReadiness;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.ConfirmedPublisher;
 import dev.durability.outbox.control.DrainLoop;
+import dev.durability.outbox.control.DrainWakeUp;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.OutboxMetrics;
@@ -64,9 +65,10 @@ import javax.sql.DataSource;
  * running returns at once: ticks never overlap on one server. A tick that used up its time budget
  * while rows were still due schedules a one-off continuation at once, so a backlog drains without
  * waiting for the next interval while no single tick runs unbounded. With
- * {@code durability.outbox.listen-notify} (on by default) a LISTEN connection also wakes the drain with a
- * one-off timer as soon as a staging transaction commits, so an event waits milliseconds rather than up to
- * a poll interval; the interval timer stays the fallback and serves rows in backoff.
+ * A transaction that staged through OutboxStager on this server wakes the drain with a one-off timer as soon
+ * as it commits, so an event waits milliseconds rather than up to a poll interval; with {@code
+ * durability.outbox.listen-notify} (on by default) a LISTEN connection does the same for rows inserted by
+ * SQL. The interval timer stays the fallback and serves rows in backoff and other servers' rows.
  */
 @Startup
 @Singleton
@@ -104,6 +106,9 @@ public class OutboxDrainTimer {
     @Inject
     OutboxMetrics metrics;
 
+    @Inject
+    DrainWakeUp wakeUp;
+
     private final AtomicBoolean draining = new AtomicBoolean();
 
     /** A wake-up is scheduled or arrived during a tick: at most one outstanding, however many notifications. */
@@ -137,8 +142,10 @@ public class OutboxDrainTimer {
         declareTopology();
         long interval = config.pollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("durability-outbox-drain", false));
+        OutboxDrainTimer self = context.getBusinessObject(OutboxDrainTimer.class);
+        // Events staged on this server wake it after their commit, in the process (decision 0082).
+        wakeUp.register(self::wake);
         if (config.listenNotify()) {
-            OutboxDrainTimer self = context.getBusinessObject(OutboxDrainTimer.class);
             notifications = new StagingNotifications(dataSource, service.schema(), service.instanceName(), self::wake);
             threads.newThread(notifications).start();
         }
@@ -177,6 +184,7 @@ public class OutboxDrainTimer {
      */
     @PreDestroy
     void stop() {
+        wakeUp.register(DrainWakeUp.NOBODY);
         if (notifications != null) {
             notifications.stop();
         }

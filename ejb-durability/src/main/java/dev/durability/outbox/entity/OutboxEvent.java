@@ -292,6 +292,13 @@ public class OutboxEvent {
     @Column(name = "envelope", nullable = false, updatable = false, columnDefinition = "jsonb")
     private String envelope;
 
+    /**
+     * False for every row staged through OutboxStager, which wakes its server's drain itself after the commit;
+     * rows inserted by SQL keep the column's default (true) and notify the drains' LISTEN connections.
+     */
+    @Column(name = "notify_drains", nullable = false, updatable = false)
+    private boolean notifyDrains;
+
     @Column(name = "created_at", insertable = false, updatable = false)
     private OffsetDateTime createdAt;
 
@@ -323,6 +330,7 @@ public class OutboxEvent {
         this.eventType = envelope.eventType();
         // Written from the envelope itself, so the row's columns and its JSON can never disagree.
         this.envelope = EnvelopeJson.write(envelope);
+        this.notifyDrains = false;
     }
 
     /** A new pending row for this envelope. */
