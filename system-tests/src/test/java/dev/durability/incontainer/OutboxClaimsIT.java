@@ -275,12 +275,50 @@ class OutboxClaimsIT {
     }
 
     @Test
+    void aClaimHoldsItsRowsForTheClaimersLeaseWhateverTheTakersLeaseIs() throws Exception {
+        UUID id = stage(1).get(0);
+        Claim held = inTransaction(claims::claim);
+        assertThat(count(
+                        "id = ? AND lease_until = claimed_at + make_interval(secs => CAST(? AS double precision))",
+                        id,
+                        config.leaseSeconds()))
+                .as("the claim records its lease on the row")
+                .isEqualTo(1);
+        // Claimed by a server with a lease far longer than this one's: older than this server's lease, it is
+        // still held.
+        sql(
+                "UPDATE " + TABLE + " SET claimed_at = claimed_at - make_interval(secs => CAST(? AS double precision)),"
+                        + " lease_until = now() + interval '1 hour'",
+                config.leaseSeconds() + 60);
+        assertThat(inTransaction(claims::claim).isEmpty())
+                .as("not taken over before the claimer's lease ended")
+                .isTrue();
+        // A row claimed by a server that recorded no lease (the release before) is held for this server's lease.
+        sql(
+                "UPDATE " + TABLE
+                        + " SET lease_until = NULL, claimed_at = now() - make_interval(secs => CAST(? AS double precision))",
+                config.leaseSeconds() - 5);
+        assertThat(inTransaction(claims::claim).isEmpty())
+                .as("within this server's lease")
+                .isTrue();
+        sql(
+                "UPDATE " + TABLE + " SET claimed_at = now() - make_interval(secs => CAST(? AS double precision))",
+                config.leaseSeconds() + 1);
+        Claim recovered = inTransaction(claims::claim);
+        assertThat(ids(recovered)).containsExactly(id);
+        assertThat(recovered.recovered()).isEqualTo(1);
+        assertThat(recovered.token()).isNotEqualTo(held.token());
+    }
+
+    @Test
     void aStaleWorkersStampChangesNothingAfterItsLeaseWasTakenOver() throws Exception {
         UUID id = stage(1).get(0);
         Claim stale = inTransaction(claims::claim);
-        // The first worker stalls past its lease: its claim is now a second older than the lease.
+        // The first worker stalls past its lease: its lease ended a second ago.
         sql(
-                "UPDATE " + TABLE + " SET claimed_at = claimed_at - make_interval(secs => CAST(? AS double precision))",
+                "UPDATE " + TABLE + " SET claimed_at = claimed_at - make_interval(secs => CAST(? AS double precision)),"
+                        + " lease_until = lease_until - make_interval(secs => CAST(? AS double precision))",
+                config.leaseSeconds() + 1,
                 config.leaseSeconds() + 1);
         Claim fresh = inTransaction(claims::claim);
         assertThat(fresh.size()).isEqualTo(1);
@@ -369,7 +407,8 @@ class OutboxClaimsIT {
                                 + " AND last_error = 'unroutable: 312 NO_ROUTE'",
                         id))
                 .isEqualTo(1);
-        sql("UPDATE " + TABLE + " SET claimed_at = claimed_at - interval '1 day'");
+        sql("UPDATE " + TABLE
+                + " SET claimed_at = claimed_at - interval '1 day', lease_until = lease_until - interval '1 day'");
         assertThat(inTransaction(claims::claim).isEmpty())
                 .as("never claimed again, even after the lease")
                 .isTrue();

@@ -99,13 +99,16 @@ import java.util.UUID;
         SELECT set_config('statement_timeout', CAST(?1 AS text), true),
                set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
         """)
-// Due pending rows, claim absent or older than the lease ?3 s, in the order they fell due: fresh rows
+// Due pending rows, free or held by a claim whose lease has ended, in the order they fell due: fresh rows
 // (no next attempt) by staging time, retried rows whose backoff ended by their next attempt, each read
 // from its own index (event_outbox_fresh_idx, event_outbox_retry_idx), so rows still in backoff are never
-// walked. Rows another worker has locked are skipped; up to ?4 rows and ?5 bytes of envelope are taken
-// (the first row always, so an envelope larger than the byte bound still drains, alone). Returned in due
-// order, with whether an earlier claim had expired and how many due rows were looked at. Candidates
-// beyond the batch or the byte bound stay locked only until this short transaction commits.
+// walked. A claim's lease is the one recorded on the row by the server that claimed it, not this server's
+// (docs/decisions/0083-lease-on-the-row.md); a row claimed by a server of the release before leases were
+// recorded (no lease_until) is held for this server's lease ?3 s from its claim. Rows another worker has
+// locked are skipped; up to ?4 rows and ?5 bytes of envelope are taken (the first row always, so an
+// envelope larger than the byte bound still drains, alone), each held for ?3 s. Returned in due order, with
+// whether an earlier claim had expired and how many due rows were looked at. Candidates beyond the batch or
+// the byte bound stay locked only until this short transaction commits.
 @NamedNativeQuery(name = OutboxEvent.CLAIM, resultSetMapping = OutboxEvent.CLAIMED_ROW, query = """
         WITH fresh AS (
             SELECT id, created_at AS due_at, claimed_at AS previous_claim, envelope_bytes
@@ -113,7 +116,8 @@ import java.util.UUID;
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
                AND next_attempt_at IS NULL
-               AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?3))
+               AND (claimed_at IS NULL OR lease_until <= now()
+                    OR (lease_until IS NULL AND claimed_at <= now() - make_interval(secs => ?3)))
              ORDER BY created_at, id
              LIMIT ?4
                FOR UPDATE SKIP LOCKED),
@@ -123,7 +127,8 @@ import java.util.UUID;
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
                AND next_attempt_at <= now()
-               AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => ?3))
+               AND (claimed_at IS NULL OR lease_until <= now()
+                    OR (lease_until IS NULL AND claimed_at <= now() - make_interval(secs => ?3)))
              ORDER BY next_attempt_at, id
              LIMIT ?4
                FOR UPDATE SKIP LOCKED),
@@ -138,7 +143,8 @@ import java.util.UUID;
               FROM candidates),
         claimed AS (
             UPDATE event_outbox o
-               SET claimed_at = now(), claim_token = CAST(?1 AS uuid), claimed_by = CAST(?2 AS text)
+               SET claimed_at = now(), lease_until = now() + make_interval(secs => ?3),
+                   claim_token = CAST(?1 AS uuid), claimed_by = CAST(?2 AS text)
               FROM sized s
              WHERE o.id = s.id
                AND (s.bytes_before = 0 OR s.bytes_before + o.envelope_bytes <= ?5)
@@ -170,6 +176,7 @@ import java.util.UUID;
                last_attempt_at = now(),
                claimed_at = NULL,
                claim_token = NULL,
+               lease_until = NULL,
                next_attempt_at = now() + make_interval(
                    secs => LEAST(?5, ?4 * power(2, LEAST(attempts, 30))) * (0.5 + random() * 0.5))
          WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
@@ -177,7 +184,7 @@ import java.util.UUID;
 // Rows handed back unsent (the broker turned out to be blocking publishers): no attempt counted.
 @NamedNativeQuery(name = OutboxEvent.RELEASE_UNTRIED, query = """
         UPDATE event_outbox
-           SET claimed_at = NULL, claim_token = NULL
+           SET claimed_at = NULL, claim_token = NULL, lease_until = NULL
          WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         """)
 // What the status gauges show, each count stopping at ?2 rows: every part is an index range scan of
@@ -221,7 +228,7 @@ import java.util.UUID;
             UPDATE event_outbox
                SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL,
                    last_attempt_at = NULL, next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL,
-                   claimed_by = NULL, publication = publication + 1
+                   lease_until = NULL, claimed_by = NULL, publication = publication + 1
              WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
                AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
                AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
@@ -244,7 +251,7 @@ import java.util.UUID;
         restaged AS (
             UPDATE event_outbox o
                SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL, last_attempt_at = NULL,
-                   next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, claimed_by = NULL,
+                   next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, lease_until = NULL, claimed_by = NULL,
                    publication = o.publication + 1
               FROM staged s
              WHERE o.id = s.id AND NOT s.pending AND NOT s.beyond_retention
