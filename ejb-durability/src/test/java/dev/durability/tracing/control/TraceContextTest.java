@@ -20,7 +20,10 @@ class TraceContextTest {
     @Test
     void aSpansContextIsWrittenAsW3cHeadersAndReadBack() {
         SpanContext span = SpanContext.create(
-                TRACE, SPAN, TraceFlags.getSampled(), TraceState.builder().put("vendor", "x1").build());
+                TRACE,
+                SPAN,
+                TraceFlags.getSampled(),
+                TraceState.builder().put("vendor", "x1").build());
 
         TraceContext context = TraceContext.of(Span.wrap(span)).orElseThrow();
 
@@ -31,8 +34,7 @@ class TraceContextTest {
         assertThat(context.spanContext().isRemote()).isTrue();
         Map<String, Object> headers = new HashMap<>();
         context.addTo(headers);
-        assertThat(headers)
-                .containsOnly(Map.entry("traceparent", TRACEPARENT), Map.entry("tracestate", "vendor=x1"));
+        assertThat(headers).containsOnly(Map.entry("traceparent", TRACEPARENT), Map.entry("tracestate", "vendor=x1"));
     }
 
     @Test
@@ -50,12 +52,20 @@ class TraceContextTest {
         assertThat(TraceContext.fromHeaders(Map.of())).isEmpty();
         assertThat(TraceContext.fromStored(null, "vendor=x1")).isEmpty();
         for (String hostile : new String[] {
-            "", "garbage", "00-" + "0".repeat(32) + "-" + SPAN + "-01", "00-" + TRACE + "-" + "0".repeat(16) + "-01",
-            "ff-" + TRACE + "-" + SPAN + "-01", "00-" + TRACE.toUpperCase() + "-" + SPAN + "-01", "x".repeat(100_000)
+            "",
+            "garbage",
+            "00-" + "0".repeat(32) + "-" + SPAN + "-01",
+            "00-" + TRACE + "-" + "0".repeat(16) + "-01",
+            "ff-" + TRACE + "-" + SPAN + "-01",
+            "00-" + TRACE.toUpperCase() + "-" + SPAN + "-01",
+            "x".repeat(100_000)
         }) {
-            assertThat(TraceContext.fromStored(hostile, null)).as(hostile.length() > 80 ? "long" : hostile).isEmpty();
+            assertThat(TraceContext.fromStored(hostile, null))
+                    .as(hostile.length() > 80 ? "long" : hostile)
+                    .isEmpty();
         }
         // A header that is no text at all (a foreign producer's byte array) is no context either.
-        assertThat(TraceContext.fromHeaders(Map.of("traceparent", new byte[] {1, 2}))).isEqualTo(Optional.empty());
+        assertThat(TraceContext.fromHeaders(Map.of("traceparent", new byte[] {1, 2})))
+                .isEqualTo(Optional.empty());
     }
 }
