@@ -22,6 +22,8 @@ import dev.durability.inbox.control.InboxMetrics;
 import dev.durability.inbox.control.QueueTopology;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.outbox.control.ConfirmedPublisher;
+import dev.durability.tracing.control.MessagingSpans;
+import io.opentelemetry.api.OpenTelemetry;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
@@ -373,7 +375,8 @@ class InboxListenerIT {
                 "inbox-it",
                 pause,
                 reopen,
-                brokerConfig.maxMessageBytes());
+                brokerConfig.maxMessageBytes(),
+                MessagingSpans.of(OpenTelemetry.noop()));
     }
 
     private void closeConsumers() {

@@ -35,6 +35,7 @@ import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.schema.control.MigrationPlan;
+import dev.durability.tracing.control.MessagingSpans;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,6 +86,9 @@ final class LibraryDeployment {
                         // broker's parses its addresses with the RabbitMQ client (its jar below).
                         BrokerConfig.class)
                 .addPackage(OutboxEvent.class.getPackage())
+                // Staging and consuming make spans: the WAR brings the OpenTelemetry API, which a deployment that
+                // does not see mpTelemetry's needs, and then traces nothing (no OpenTelemetry bean of its types).
+                .addPackage(MessagingSpans.class.getPackage())
                 // Every entity the shipped persistence unit lists.
                 .addPackage(InboxEntry.class.getPackage())
                 .addPackage(DeadLetter.class.getPackage())
@@ -102,7 +106,11 @@ final class LibraryDeployment {
                         jarOf(Generators.class),
                         jarOf(Flyway.class),
                         jarOf(Assertions.class),
-                        jarOf(PostgreSQLConfigurationExtension.class))
+                        jarOf(PostgreSQLConfigurationExtension.class),
+                        jarOf(io.opentelemetry.api.OpenTelemetry.class),
+                        jarOf(io.opentelemetry.context.Context.class),
+                        // The API's ComponentLoader lives here since 1.5x.
+                        jarOf(io.opentelemetry.common.ComponentLoader.class))
                 .addAsResource("META-INF/microprofile-config.properties")
                 // The shipped persistence unit, pointed at the tests' own data source.
                 .addAsResource(

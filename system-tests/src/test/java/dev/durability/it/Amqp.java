@@ -17,7 +17,14 @@ final class Amqp implements AutoCloseable {
     private final Channel channel;
 
     Amqp() throws IOException, TimeoutException {
-        connection = factory().newConnection("system-test publisher");
+        this("/");
+    }
+
+    /** A publisher on this virtual host of the broker. */
+    Amqp(String virtualHost) throws IOException, TimeoutException {
+        ConnectionFactory factory = factory();
+        factory.setVirtualHost(virtualHost);
+        connection = factory.newConnection("system-test publisher");
         channel = connection.createChannel();
         channel.confirmSelect();
     }

@@ -56,6 +56,21 @@ final class Rabbitmq {
         rabbitmqctl("eval", "application:set_env(rabbit, max_message_size, " + bytes + ").");
     }
 
+    /**
+     * Creates a virtual host of a test's own, if missing, open to the tests' user: its exchanges and queues are apart
+     * from the shared server's, so a server there consumes its own events only.
+     */
+    static void addVirtualHost(String name) {
+        if (!rabbitmqctl("list_vhosts", "name")
+                .lines()
+                .map(String::strip)
+                .toList()
+                .contains(name)) {
+            rabbitmqctl("add_vhost", name);
+        }
+        rabbitmqctl("set_permissions", "-p", name, Coordinates.brokerUser(), ".*", ".*", ".*");
+    }
+
     private static String rabbitmqctl(String... arguments) {
         List<String> line = new ArrayList<>(List.of("rabbitmqctl", "-q"));
         line.addAll(List.of(arguments));

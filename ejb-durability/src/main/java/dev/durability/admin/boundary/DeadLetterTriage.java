@@ -15,6 +15,9 @@ import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.RedrivenRow;
 import dev.durability.retention.control.RetentionConfig;
+import dev.durability.tracing.control.MessagingSpans;
+import dev.durability.tracing.control.TraceContext;
+import io.opentelemetry.api.trace.Span;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
@@ -59,6 +62,9 @@ public class DeadLetterTriage {
 
     @Inject
     RetentionConfig retention;
+
+    @Inject
+    MessagingSpans spans;
 
     /** The newest dead letters, narrowed by event type, original queue and verdict (null or blank: any). */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -108,10 +114,22 @@ public class DeadLetterTriage {
         }
         // The outbox row's own state decides, never the dead letter's claims: a forged dead letter naming an id
         // this service never staged finds no row, and what goes out again is the row's stored envelope.
-        List<RedrivenRow> found = em.createNamedQuery(OutboxEvent.REDRIVE, RedrivenRow.class)
-                .setParameter(1, envelope.id().toString())
-                .setParameter(2, outboxDays())
-                .getResultList();
+        // The redrive's span, under the operator's request: the row keeps its own trace, and its next publish span
+        // links here (docs/decisions/0077-trace-context-with-mp-telemetry.md).
+        Span span = spans.replay("redrive");
+        List<RedrivenRow> found;
+        try {
+            span.setAttribute(MessagingSpans.MESSAGE_ID, envelope.id().toString());
+            found = em.createNamedQuery(OutboxEvent.REDRIVE, RedrivenRow.class)
+                    .setParameter(1, envelope.id().toString())
+                    .setParameter(2, outboxDays())
+                    .setParameter(
+                            3,
+                            TraceContext.of(span).map(TraceContext::traceparent).orElse(null))
+                    .getResultList();
+        } finally {
+            span.end();
+        }
         if (found.isEmpty()) {
             throw refuseRedrive(
                     id,

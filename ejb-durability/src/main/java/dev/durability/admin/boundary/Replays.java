@@ -9,6 +9,9 @@ import dev.durability.admin.control.ReplayRequest;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.ReplayCount;
 import dev.durability.retention.control.RetentionConfig;
+import dev.durability.tracing.control.MessagingSpans;
+import dev.durability.tracing.control.TraceContext;
+import io.opentelemetry.api.trace.Span;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
@@ -38,6 +41,9 @@ public class Replays {
 
     @Inject
     RetentionConfig retention;
+
+    @Inject
+    MessagingSpans spans;
 
     /**
      * Replays the window the parameters describe, exactly as the operator gave them.
@@ -81,17 +87,33 @@ public class Replays {
             audit.refused(principal, channel, action, request.toJson().build(), refusal.getMessage());
             throw refusal;
         }
-        long restaged = request.dryRun()
-                ? 0
-                : em.createNamedQuery(OutboxEvent.REPLAY, Long.class)
-                        .setParameter(1, ReplayRequest.rfc3339(request.from()))
-                        .setParameter(2, ReplayRequest.rfc3339(request.to()))
-                        .setParameter(3, request.eventType())
-                        .setParameter(4, onlyUnroutable)
-                        .getSingleResult();
+        long restaged = request.dryRun() ? 0 : restage(request, onlyUnroutable);
         ReplayOutcome outcome = new ReplayOutcome(request, count.matched(), count.restageable(), restaged);
         audit.done(principal, channel, action, outcome.toJson());
         return outcome;
+    }
+
+    /**
+     * Restages the window under the replay's span, a child of the operator's request: the rows keep their own trace,
+     * and each one's next publish span links to the replay (docs/decisions/0077-trace-context-with-mp-telemetry.md).
+     */
+    private long restage(ReplayRequest request, boolean onlyUnroutable) {
+        Span span = spans.replay("replay");
+        try {
+            long restaged = em.createNamedQuery(OutboxEvent.REPLAY, Long.class)
+                    .setParameter(1, ReplayRequest.rfc3339(request.from()))
+                    .setParameter(2, ReplayRequest.rfc3339(request.to()))
+                    .setParameter(3, request.eventType())
+                    .setParameter(4, onlyUnroutable)
+                    .setParameter(
+                            5,
+                            TraceContext.of(span).map(TraceContext::traceparent).orElse(null))
+                    .getSingleResult();
+            span.setAttribute(MessagingSpans.RESTAGED, restaged);
+            return restaged;
+        } finally {
+            span.end();
+        }
     }
 
     /**

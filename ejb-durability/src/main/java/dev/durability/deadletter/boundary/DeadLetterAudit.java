@@ -39,10 +39,14 @@ public class DeadLetterAudit {
     @Inject
     DeadLetterMetrics metrics;
 
-    /** Records the occurrence once: a second claim of its token is a benign duplicate or a quarantined divergence. */
-    public DeadLetterMetrics.Outcome record(IncomingDeadLetter letter) {
+    /**
+     * Records the occurrence once: a second claim of its token is a benign duplicate or a quarantined divergence.
+     *
+     * @param traceId the trace the dead letter ends (docs/operations.md, "Tracing"), or null when it names none
+     */
+    public DeadLetterMetrics.Outcome record(IncomingDeadLetter letter, String traceId) {
         lockEventType(letter);
-        List<RecordedRow> inserted = insert(letter, letter.occurrenceToken(), false, null);
+        List<RecordedRow> inserted = insert(letter, letter.occurrenceToken(), false, null, traceId);
         if (!inserted.isEmpty()) {
             crossThreshold(letter, inserted.get(0));
             return DeadLetterMetrics.Outcome.RECORDED;
@@ -79,15 +83,15 @@ public class DeadLetterAudit {
                 letter.evidenceTruncated());
         // Evidence of a divergent copy of an occurrence already counted, not a new failure: it neither counts
         // towards the threshold nor raises it (docs/decisions/0057-divergent-dead-letters-not-counted.md).
-        insert(divergent, null, true, stored.id());
+        insert(divergent, null, true, stored.id(), traceId);
         return DeadLetterMetrics.Outcome.QUARANTINED;
     }
 
     /** Records what the database refused as it was: raw bytes, no token, quarantined. */
-    public DeadLetterMetrics.Outcome quarantine(IncomingDeadLetter letter, String why) {
+    public DeadLetterMetrics.Outcome quarantine(IncomingDeadLetter letter, String why, String traceId) {
         IncomingDeadLetter raw = letter.quarantined(why);
         lockEventType(raw);
-        crossThreshold(raw, insert(raw, null, true, null).get(0));
+        crossThreshold(raw, insert(raw, null, true, null, traceId).get(0));
         return DeadLetterMetrics.Outcome.QUARANTINED;
     }
 
@@ -99,7 +103,8 @@ public class DeadLetterAudit {
         }
     }
 
-    private List<RecordedRow> insert(IncomingDeadLetter letter, String token, boolean quarantined, Long divergentOf) {
+    private List<RecordedRow> insert(
+            IncomingDeadLetter letter, String token, boolean quarantined, Long divergentOf, String traceId) {
         return em.createNamedQuery(DeadLetter.RECORD, RecordedRow.class)
                 .setParameter(
                         1,
@@ -122,6 +127,7 @@ public class DeadLetterAudit {
                 .setParameter(13, config.windowSeconds())
                 .setParameter(14, divergentOf)
                 .setParameter(15, letter.evidenceTruncated())
+                .setParameter(16, traceId)
                 .getResultList();
     }
 

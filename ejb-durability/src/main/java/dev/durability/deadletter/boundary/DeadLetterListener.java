@@ -7,8 +7,13 @@ import com.rabbitmq.client.Envelope;
 import dev.durability.deadletter.control.DeadLetterConfig;
 import dev.durability.deadletter.control.DeadLetterMetrics;
 import dev.durability.deadletter.control.IncomingDeadLetter;
+import dev.durability.tracing.control.MessagingSpans;
+import dev.durability.tracing.control.TraceContext;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.sql.SQLException;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -26,25 +31,43 @@ public final class DeadLetterListener extends DefaultConsumer {
     private final DeadLetterConfig config;
     private final DeadLetterMetrics metrics;
     private final Runnable reopen;
+    private final MessagingSpans spans;
 
     public DeadLetterListener(
             Channel channel,
             DeadLetterAudit audit,
             DeadLetterConfig config,
             DeadLetterMetrics metrics,
-            Runnable reopen) {
+            Runnable reopen,
+            MessagingSpans spans) {
         super(channel);
         this.audit = audit;
         this.config = config;
         this.metrics = metrics;
         this.reopen = reopen;
+        this.spans = spans;
     }
 
     @Override
     public void handleDelivery(String tag, Envelope delivery, AMQP.BasicProperties properties, byte[] body) {
         IncomingDeadLetter letter = read(delivery, properties, body);
-        DeadLetterMetrics.Outcome outcome = recordWithRetries(letter);
-        metrics.outcome(outcome);
+        // The trace ends here, in the span that gave up (the consumer's process span, or the publish span when the
+        // broker dead-lettered the message): the audit row keeps its trace id for the admin pages.
+        Optional<TraceContext> sentWith = TraceContext.fromHeaders(properties.getHeaders());
+        Span span = spans.deadLetter(letter.originalQueue(), sentWith, properties.getMessageId(), letter.reason());
+        String traceId = span.getSpanContext().isValid()
+                ? span.getSpanContext().getTraceId()
+                : sentWith.map(TraceContext::traceId).orElse(null);
+        try (Scope scope = span.makeCurrent()) {
+            DeadLetterMetrics.Outcome outcome = recordWithRetries(letter, traceId);
+            metrics.outcome(outcome);
+            settle(delivery, outcome);
+        } finally {
+            span.end();
+        }
+    }
+
+    private void settle(Envelope delivery, DeadLetterMetrics.Outcome outcome) {
         try {
             if (outcome == DeadLetterMetrics.Outcome.PARKED) {
                 Thread.sleep(config.park().toMillis());
@@ -77,14 +100,14 @@ public final class DeadLetterListener extends DefaultConsumer {
         abortAndReopen();
     }
 
-    private DeadLetterMetrics.Outcome recordWithRetries(IncomingDeadLetter letter) {
+    private DeadLetterMetrics.Outcome recordWithRetries(IncomingDeadLetter letter, String traceId) {
         long backoff = 200;
         for (int attempt = 1; attempt <= config.recordAttempts(); attempt++) {
             try {
-                return audit.record(letter);
+                return audit.record(letter, traceId);
             } catch (RuntimeException e) {
                 if (refusedContent(e)) {
-                    return quarantine(letter, e);
+                    return quarantine(letter, e, traceId);
                 }
                 LOG.log(
                         attempt == 1 ? Level.WARNING : Level.FINE,
@@ -103,14 +126,14 @@ public final class DeadLetterListener extends DefaultConsumer {
         return DeadLetterMetrics.Outcome.PARKED;
     }
 
-    private DeadLetterMetrics.Outcome quarantine(IncomingDeadLetter letter, RuntimeException refusal) {
+    private DeadLetterMetrics.Outcome quarantine(IncomingDeadLetter letter, RuntimeException refusal, String traceId) {
         LOG.log(
                 Level.SEVERE,
                 "The database refused dead letter " + letter.envelopeId() + " from " + letter.originalQueue()
                         + " as it is; recording its raw bytes, quarantined",
                 refusal);
         try {
-            return audit.quarantine(letter, "the database refused it as received: " + rootMessage(refusal));
+            return audit.quarantine(letter, "the database refused it as received: " + rootMessage(refusal), traceId);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Quarantining a dead letter failed: parked", e);
             return DeadLetterMetrics.Outcome.PARKED;

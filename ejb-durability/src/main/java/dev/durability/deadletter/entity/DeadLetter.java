@@ -53,7 +53,8 @@ import java.util.UUID;
                             @ColumnResult(name = "verdict", type = String.class),
                             @ColumnResult(name = "verdict_note", type = String.class),
                             @ColumnResult(name = "verdict_by", type = String.class),
-                            @ColumnResult(name = "verdict_at", type = String.class)
+                            @ColumnResult(name = "verdict_at", type = String.class),
+                            @ColumnResult(name = "trace_id", type = String.class)
                         }))
 @SqlResultSetMapping(
         name = DeadLetter.STORED_ENVELOPE,
@@ -74,13 +75,14 @@ import java.util.UUID;
 // Parameters: ?1 envelope id, ?2 original queue, ?3 source service, ?4 event type, ?5 reason, ?6 path,
 // ?7 envelope (JSON text), ?8 raw bytes, ?9 x-death (JSON text), ?10 token, ?11 occurred at,
 // ?12 quarantined, ?13 the threshold window in seconds, ?14 the row whose token a divergent claim claimed
-// (else null), ?15 whether the evidence is truncated. A token already taken inserts nothing and returns no row.
+// (else null), ?15 whether the evidence is truncated, ?16 the trace id the dead letter ends, or null. A token already
+// taken inserts nothing and returns no row.
 @NamedNativeQuery(name = DeadLetter.RECORD, resultSetMapping = DeadLetter.RECORDED_ROW, query = """
         INSERT INTO dead_letter_audit (envelope_id, original_queue, source_service, event_type, reason, path,
                                        envelope, raw_bytes, x_death, occurrence_token, occurred_at, quarantined,
-                                       divergent_of, evidence_truncated)
+                                       divergent_of, evidence_truncated, trace_id)
         VALUES (CAST(?1 AS uuid), ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), CAST(?8 AS bytea), CAST(?9 AS jsonb), ?10,
-                CAST(?11 AS timestamptz), ?12, CAST(?14 AS bigint), ?15)
+                CAST(?11 AS timestamptz), ?12, CAST(?14 AS bigint), ?15, CAST(?16 AS text))
         ON CONFLICT (occurrence_token) WHERE occurrence_token IS NOT NULL DO NOTHING
         RETURNING id,
                   LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
@@ -120,7 +122,7 @@ import java.util.UUID;
                d.reason, d.path,
                COALESCE(left(CAST(d.envelope AS text), 4000), left(encode(d.raw_bytes, 'escape'), 4000)) AS content,
                t.verdict, t.note AS verdict_note, t.principal AS verdict_by,
-               to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"') AS verdict_at
+               to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"') AS verdict_at, d.trace_id
           FROM dead_letter_audit d
           LEFT JOIN LATERAL (SELECT verdict, note, principal, at FROM dead_letter_triage
                               WHERE dead_letter_id = d.id ORDER BY at DESC, id DESC LIMIT 1) t ON true

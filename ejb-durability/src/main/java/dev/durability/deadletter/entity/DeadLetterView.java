@@ -9,6 +9,8 @@ import java.io.Serializable;
  * @param content the envelope's JSON text, or the raw bytes with non-ASCII escaped, cut at 4,000 characters;
  *     shown as text, never as markup
  * @param verdict {@code redriven}, {@code known-bad}, or null while untriaged
+ * @param traceId the W3C trace id (32 hex digits) the dead letter ends, to look up in the tracing system; null
+ *     when its message named no trace (docs/operations.md, "Tracing")
  */
 public record DeadLetterView(
         Long id,
@@ -23,5 +25,6 @@ public record DeadLetterView(
         String verdict,
         String verdictNote,
         String verdictBy,
-        String verdictAt)
+        String verdictAt,
+        String traceId)
         implements Serializable {}

@@ -18,6 +18,7 @@ import dev.durability.inbox.control.InboxConfig;
 import dev.durability.inbox.control.InboxMetrics;
 import dev.durability.inbox.control.QueueTopology;
 import dev.durability.outbox.control.ShortLivedValue;
+import dev.durability.tracing.control.MessagingSpans;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -140,6 +141,9 @@ public class ConsumerSupervisor {
 
     @Inject
     MetricRegistry registry;
+
+    @Inject
+    MessagingSpans spans;
 
     private Connection connection;
     private final Map<String, Channel[]> channels = new HashMap<>();
@@ -324,7 +328,8 @@ public class ConsumerSupervisor {
                                 service.serviceName(),
                                 () -> pause(queue),
                                 this::reopenSoon,
-                                brokerConfig.maxMessageBytes()));
+                                brokerConfig.maxMessageBytes(),
+                                spans));
                 slots[i] = channel;
                 resolved(queue, "Consumer of " + queue + " running");
             } catch (IOException | RuntimeException e) {
@@ -347,7 +352,7 @@ public class ConsumerSupervisor {
                     deadLetters.queue(),
                     false,
                     service.instanceName() + "/" + deadLetters.queue(),
-                    new DeadLetterListener(channel, audit, deadLetters, deadLetterMetrics, this::reopenSoon));
+                    new DeadLetterListener(channel, audit, deadLetters, deadLetterMetrics, this::reopenSoon, spans));
             slot[0] = channel;
             resolved(DEAD_LETTERS, "Dead-letter consumer of " + deadLetters.queue() + " running");
         } catch (IOException | RuntimeException e) {

@@ -18,6 +18,10 @@ import dev.durability.inbox.control.QueueTopology;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxState;
 import dev.durability.outbox.control.ConfirmedPublisher;
+import dev.durability.tracing.control.MessagingSpans;
+import dev.durability.tracing.control.TraceContext;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,6 +58,7 @@ public final class InboxListener extends DefaultConsumer {
     private final Runnable pause;
     private final Runnable reopen;
     private final int maxMessageBytes;
+    private final MessagingSpans spans;
 
     public InboxListener(
             Channel channel,
@@ -67,7 +72,8 @@ public final class InboxListener extends DefaultConsumer {
             String serviceName,
             Runnable pause,
             Runnable reopen,
-            int maxMessageBytes) {
+            int maxMessageBytes,
+            MessagingSpans spans) {
         super(channel);
         this.consumer = consumer;
         this.handler = handler;
@@ -80,6 +86,7 @@ public final class InboxListener extends DefaultConsumer {
         this.pause = pause;
         this.reopen = reopen;
         this.maxMessageBytes = maxMessageBytes;
+        this.spans = spans;
     }
 
     @Override
@@ -112,20 +119,57 @@ public final class InboxListener extends DefaultConsumer {
     }
 
     private void handle(Envelope delivery, AMQP.BasicProperties properties, byte[] body) throws IOException {
+        Optional<TraceContext> headerTrace = TraceContext.fromHeaders(properties.getHeaders());
         Optional<String> text = MessageContent.utf8(body);
         if (text.isEmpty()) {
-            deadLetterMalformed(properties, body, "the message is not UTF-8 text");
+            traced(
+                    headerTrace,
+                    properties,
+                    () -> deadLetterMalformed(properties, body, "the message is not UTF-8 text"));
             return;
         }
-        EventEnvelope envelope;
+        CloudEventJson.Decoded decoded;
         try {
             // Either format, whatever this service publishes in (docs/envelope.md, "CloudEvents").
-            envelope = CloudEventJson.readEither(properties.getContentType(), text.get(), sentAt(properties))
-                    .envelope();
+            decoded = CloudEventJson.readEither(properties.getContentType(), text.get(), sentAt(properties));
         } catch (InvalidEnvelopeException e) {
-            deadLetterMalformed(properties, body, e.getMessage());
+            traced(headerTrace, properties, () -> deadLetterMalformed(properties, body, e.getMessage()));
             return;
         }
+        // The headers' context, else a CloudEvent's distributed-tracing extension (another stack's producer).
+        Optional<TraceContext> trace =
+                headerTrace.or(() -> TraceContext.fromStored(decoded.traceparent(), decoded.tracestate()));
+        traced(trace, properties, () -> handle(delivery, properties, body, decoded.envelope()));
+    }
+
+    /** Work on the delivery inside its process span (docs/operations.md, "Tracing"): current, so the handler's are inside. */
+    private void traced(Optional<TraceContext> sentWith, AMQP.BasicProperties properties, DeliveryWork work)
+            throws IOException {
+        Span span = spans.process(consumer.queue(), sentWith, properties.getMessageId(), attempt(properties));
+        try (Scope scope = span.makeCurrent()) {
+            work.run();
+        } catch (IOException | RuntimeException e) {
+            MessagingSpans.failed(span, "the delivery could not be finished: " + e, e);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    @FunctionalInterface
+    private interface DeliveryWork {
+        void run() throws IOException;
+    }
+
+    /** The consumer's attempt at a delivery: 1, or one more than the retries its header counts. */
+    private static int attempt(AMQP.BasicProperties properties) {
+        Object retries =
+                properties.getHeaders() == null ? null : properties.getHeaders().get(RETRY_HEADER);
+        return retries instanceof Number number ? number.intValue() + 1 : 1;
+    }
+
+    private void handle(Envelope delivery, AMQP.BasicProperties properties, byte[] body, EventEnvelope envelope)
+            throws IOException {
         Integer publication = publication(properties);
         InboxTransactions.Processing processing = process(envelope);
         if (processing.result() == InboxTransactions.Processing.Result.DEAD_LETTERED_BEFORE
@@ -180,6 +224,10 @@ public final class InboxListener extends DefaultConsumer {
             Integer publication)
             throws IOException {
         boolean permanent = consumer.isPermanent(failure);
+        MessagingSpans.failed(
+                Span.current(),
+                "handler " + consumer.handlerName() + " failed: " + InboxTransactions.describe(failure),
+                failure);
         List<InboxTransactions.Failure> recorded =
                 transactions.recordFailure(consumer.queue(), envelope, failure, permanent, policy, publication);
         if (recorded.isEmpty()) {
@@ -215,6 +263,7 @@ public final class InboxListener extends DefaultConsumer {
     private void deadLetter(
             EventEnvelope envelope, AMQP.BasicProperties properties, byte[] body, InboxState state, String reason)
             throws IOException {
+        MessagingSpans.failed(Span.current(), "dead-lettered: " + reason, null);
         DeadLetterWrapper wrapper = new DeadLetterWrapper(
                 reason,
                 consumer.queue(),
@@ -229,6 +278,7 @@ public final class InboxListener extends DefaultConsumer {
 
     /** A message that is no envelope has no inbox row and so no token: recorded tokenless, raw bytes kept. */
     private void deadLetterMalformed(AMQP.BasicProperties properties, byte[] body, String why) throws IOException {
+        MessagingSpans.failed(Span.current(), "malformed envelope: " + why, null);
         LOG.warning(() -> "Consumer of " + consumer.queue() + " received a malformed envelope (message id "
                 + properties.getMessageId() + ", " + body.length + " bytes): " + why + "; dead-lettered");
         DeadLetterWrapper wrapper = new DeadLetterWrapper(
@@ -247,6 +297,8 @@ public final class InboxListener extends DefaultConsumer {
             throws IOException {
         Map<String, Object> headers = new HashMap<>();
         headers.put(DeadLetterWrapper.HEADER, DeadLetterWrapper.VERSION);
+        // The process span that gave up: the dead-letter audit's span continues its trace.
+        TraceContext.current().ifPresent(trace -> trace.addTo(headers));
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .contentType("application/json")
                 .deliveryMode(2)

@@ -1,5 +1,6 @@
 package dev.durability.outbox.boundary;
 
+import dev.durability.broker.control.BrokerConfig;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.InvalidEnvelopeException;
@@ -8,6 +9,7 @@ import dev.durability.outbox.OutboxStager;
 import dev.durability.outbox.control.DrainWakeUp;
 import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.entity.OutboxEvent;
+import dev.durability.tracing.control.MessagingSpans;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -48,6 +50,12 @@ public class JtaOutboxStager implements OutboxStager {
     @Inject
     DrainWakeUp wakeUp;
 
+    @Inject
+    BrokerConfig broker;
+
+    @Inject
+    MessagingSpans spans;
+
     @Override
     public UUID stage(String eventType, UUID aggregateId, Object payload) {
         requireTransaction();
@@ -70,6 +78,11 @@ public class JtaOutboxStager implements OutboxStager {
                         + " bytes, over durability.outbox.max-envelope-bytes (" + config.maxEnvelopeBytes() + ")");
             }
             rows.add(row);
+        }
+        for (OutboxEvent row : rows) {
+            // A create span per event when the caller's work is traced, its context kept with the row for the publish;
+            // made once every envelope passed, so no span tells of an event that was refused.
+            spans.create(broker.eventsExchange(), row.eventType(), row.id()).ifPresent(row::tracedBy);
         }
         rows.forEach(em::persist);
         try {

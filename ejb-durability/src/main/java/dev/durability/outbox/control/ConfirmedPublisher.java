@@ -11,6 +11,9 @@ import dev.durability.envelope.InvalidEnvelopeException;
 import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.envelope.control.EnvelopeHeaders;
 import dev.durability.outbox.entity.ClaimedRow;
+import dev.durability.tracing.control.MessagingSpans;
+import dev.durability.tracing.control.TraceContext;
+import io.opentelemetry.api.trace.Span;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -20,6 +23,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +66,9 @@ public class ConfirmedPublisher {
 
     @Inject
     OutboxConfig config;
+
+    @Inject
+    MessagingSpans spans;
 
     @Resource
     ManagedScheduledExecutorService scheduler;
@@ -198,6 +205,8 @@ public class ConfirmedPublisher {
         private final long deadline;
         private final ReturnListener returns;
         private final ShutdownListener closed;
+        /** The publish span of each traced message written, ended when the batch is settled. */
+        private final Map<UUID, Span> publishSpans;
 
         private Sent(
                 Claim claim,
@@ -207,7 +216,8 @@ public class ConfirmedPublisher {
                 List<UUID> ids,
                 long deadline,
                 ReturnListener returns,
-                ShutdownListener closed) {
+                ShutdownListener closed,
+                Map<UUID, Span> publishSpans) {
             this.claim = claim;
             this.decided = decided;
             this.confirms = confirms;
@@ -216,6 +226,7 @@ public class ConfirmedPublisher {
             this.deadline = deadline;
             this.returns = returns;
             this.closed = closed;
+            this.publishSpans = publishSpans;
         }
 
         public Claim claim() {
@@ -229,7 +240,7 @@ public class ConfirmedPublisher {
         String why = broker.problem().orElse("broker not ready");
         Map<UUID, PublishOutcome> decided = new LinkedHashMap<>();
         claim.rows().forEach(row -> decided.put(row.id(), new PublishOutcome(row.id(), result, why)));
-        return new Sent(claim, decided, null, null, List.of(), 0, null, null);
+        return new Sent(claim, decided, null, null, List.of(), 0, null, null, Map.of());
     }
 
     /**
@@ -245,7 +256,7 @@ public class ConfirmedPublisher {
         OutboxConfig.EnvelopeFormat format = config.envelopeFormat();
         for (ClaimedRow row : claim.rows()) {
             try {
-                sendable.add(Message.of(row, format));
+                sendable.add(Message.of(row, format, brokerConfig.eventsExchange(), spans));
             } catch (InvalidEnvelopeException e) {
                 // Only rows written around OutboxStager can get here; retrying would never help, but the row
                 // must stay visible (pending, with its error) for an operator rather than vanish.
@@ -255,12 +266,15 @@ public class ConfirmedPublisher {
             }
         }
         List<UUID> ids = sendable.stream().map(Message::id).toList();
+        Map<UUID, Span> publishSpans = new HashMap<>();
+        sendable.stream().filter(m -> m.span() != null).forEach(m -> publishSpans.put(m.id(), m.span()));
         PublisherConfirms confirms = new PublisherConfirms();
         Channel confirming = channel;
         if (ids.isEmpty() || confirming == null || !confirming.isOpen()) {
             confirms.failUnsent(ids, "broker unreachable: the confirm channel closed before the batch was sent");
             decided.putAll(confirms.outcomes(ids));
-            return new Sent(claim, decided, null, null, List.of(), 0, null, null);
+            endSpans(publishSpans, decided);
+            return new Sent(claim, decided, null, null, List.of(), 0, null, null, Map.of());
         }
         long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
         // A write into a socket the peer stopped reading blocks without any timeout of its own.
@@ -312,7 +326,7 @@ public class ConfirmedPublisher {
             // a broker that went silent.
             watchdog.cancel(false);
         }
-        return new Sent(claim, decided, confirms, confirming, ids, deadline, returns, closed);
+        return new Sent(claim, decided, confirms, confirming, ids, deadline, returns, closed, publishSpans);
     }
 
     /**
@@ -320,14 +334,41 @@ public class ConfirmedPublisher {
      * own form is encoded only as it is written: a batch's envelopes are held once, as the claim's text, not twice.
      * A CloudEvent is made here, so a row that cannot become one fails alone; a batch of them is held twice.
      */
-    private record Message(ClaimedRow row, String routingKey, AMQP.BasicProperties properties, byte[] cloudEvent) {
-        static Message of(ClaimedRow row, OutboxConfig.EnvelopeFormat format) {
+    private record Message(
+            ClaimedRow row, String routingKey, AMQP.BasicProperties properties, byte[] cloudEvent, Span span) {
+        static Message of(ClaimedRow row, OutboxConfig.EnvelopeFormat format, String exchange, MessagingSpans spans) {
             EnvelopeHeaders headers = EnvelopeHeaders.read(row.envelope());
-            AMQP.BasicProperties properties = ConfirmedPublisher.properties(headers, row.publication());
+            // A row staged under a trace gets its publish span, whose context the message carries
+            // (docs/operations.md, "Tracing"); an untraced row costs nothing here.
+            Span span = TraceContext.fromStored(row.traceparent(), row.tracestate())
+                    .map(created -> spans.publish(
+                            created,
+                            TraceContext.fromStored(row.replayTraceparent(), null),
+                            exchange,
+                            headers.eventType(),
+                            row.id()))
+                    .orElse(null);
+            try {
+                return build(row, headers, format, span);
+            } catch (RuntimeException e) {
+                if (span != null) {
+                    MessagingSpans.settled(span, false, "unpublishable envelope: " + describe(e));
+                }
+                throw e;
+            }
+        }
+
+        private static Message build(
+                ClaimedRow row, EnvelopeHeaders headers, OutboxConfig.EnvelopeFormat format, Span span) {
+            TraceContext trace = span == null ? null : TraceContext.of(span).orElse(null);
+            AMQP.BasicProperties properties = ConfirmedPublisher.properties(headers, row.publication(), trace);
             if (format == OutboxConfig.EnvelopeFormat.CLOUDEVENTS) {
-                // The trace context joins here once it is stored with the row
-                // (docs/decisions/0078-cloudevents-envelope-format.md).
-                byte[] event = CloudEventJson.fromEnvelopeJson(headers, row.envelope(), null, null)
+                // The CloudEvents distributed-tracing extension names the same context as the headers.
+                byte[] event = CloudEventJson.fromEnvelopeJson(
+                                headers,
+                                row.envelope(),
+                                trace == null ? null : trace.traceparent(),
+                                trace == null ? null : trace.tracestate())
                         .getBytes(StandardCharsets.UTF_8);
                 return new Message(
                         row,
@@ -336,9 +377,10 @@ public class ConfirmedPublisher {
                                 .builder()
                                 .contentType(CloudEventJson.CONTENT_TYPE)
                                 .build(),
-                        event);
+                        event,
+                        span);
             }
-            return new Message(row, headers.eventType(), properties, null);
+            return new Message(row, headers.eventType(), properties, null, span);
         }
 
         UUID id() {
@@ -359,6 +401,7 @@ public class ConfirmedPublisher {
         if (sent.confirms != null) {
             outcomes.putAll(awaitConfirms(sent));
         }
+        endSpans(sent.publishSpans, outcomes);
         List<PublishOutcome> ordered = new ArrayList<>(sent.claim.size());
         for (ClaimedRow row : sent.claim.rows()) {
             ordered.add(outcomes.get(row.id()));
@@ -402,6 +445,20 @@ public class ConfirmedPublisher {
         return outcomes;
     }
 
+    /** Ends each publish span with its message's outcome: an error unless confirmed and routed. */
+    private static void endSpans(Map<UUID, Span> publishSpans, Map<UUID, PublishOutcome> outcomes) {
+        publishSpans.forEach((id, span) -> {
+            PublishOutcome outcome = outcomes.get(id);
+            boolean confirmed = outcome != null && outcome.result() == PublishOutcome.Result.CONFIRMED;
+            MessagingSpans.settled(
+                    span,
+                    confirmed,
+                    outcome == null
+                            ? null
+                            : outcome.result() + (outcome.detail() == null ? "" : ": " + outcome.detail()));
+        });
+    }
+
     @PreDestroy
     public void close() {
         dropChannel();
@@ -428,7 +485,13 @@ public class ConfirmedPublisher {
      * broker's redeliveries keep it, a replay increments it, which is how a consumer tells a replay of an
      * envelope it gave up on from another copy of the one it gave up on.
      */
-    static AMQP.BasicProperties properties(EnvelopeHeaders envelope, int publication) {
+    static AMQP.BasicProperties properties(EnvelopeHeaders envelope, int publication, TraceContext trace) {
+        Map<String, Object> headers = new HashMap<>();
+        headers.put("schema_version", envelope.schemaVersion());
+        headers.put(PUBLICATION_HEADER, publication);
+        if (trace != null) {
+            trace.addTo(headers);
+        }
         return MessageProperties.PERSISTENT_BASIC
                 .builder()
                 .messageId(envelope.id().toString())
@@ -438,7 +501,7 @@ public class ConfirmedPublisher {
                 .contentEncoding(StandardCharsets.UTF_8.name())
                 .correlationId(envelope.correlationId())
                 .timestamp(Date.from(envelope.occurredAt()))
-                .headers(Map.of("schema_version", envelope.schemaVersion(), PUBLICATION_HEADER, publication))
+                .headers(headers)
                 .build();
     }
 

@@ -2,6 +2,7 @@ package dev.durability.outbox.entity;
 
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.control.EnvelopeJson;
+import dev.durability.tracing.control.TraceContext;
 import jakarta.persistence.Column;
 import jakarta.persistence.ColumnResult;
 import jakarta.persistence.ConstructorResult;
@@ -33,7 +34,10 @@ import java.util.UUID;
                             @ColumnResult(name = "envelope", type = String.class),
                             @ColumnResult(name = "publication", type = Integer.class),
                             @ColumnResult(name = "recovered", type = Boolean.class),
-                            @ColumnResult(name = "candidates", type = Long.class)
+                            @ColumnResult(name = "candidates", type = Long.class),
+                            @ColumnResult(name = "traceparent", type = String.class),
+                            @ColumnResult(name = "tracestate", type = String.class),
+                            @ColumnResult(name = "replay_traceparent", type = String.class)
                         }))
 @SqlResultSetMapping(
         name = OutboxEvent.PUBLISHED_ROW,
@@ -149,8 +153,10 @@ import java.util.UUID;
              WHERE o.id = s.id
                AND (s.bytes_before = 0 OR s.bytes_before + o.envelope_bytes <= ?5)
             RETURNING o.id, o.event_type, CAST(o.envelope AS text) AS envelope, o.publication, s.due_at,
-                      s.previous_claim IS NOT NULL AS recovered, s.candidates)
-        SELECT id, event_type, envelope, publication, recovered, candidates FROM claimed ORDER BY due_at, id
+                      s.previous_claim IS NOT NULL AS recovered, s.candidates, o.traceparent, o.tracestate,
+                      o.replay_traceparent)
+        SELECT id, event_type, envelope, publication, recovered, candidates, traceparent, tracestate, replay_traceparent
+          FROM claimed ORDER BY due_at, id
         """)
 // Acked and routed: published, only while this worker's claim still holds the row. A clean publish
 // clears the error of an earlier attempt. GREATEST: a database clock stepped back since staging must
@@ -222,13 +228,15 @@ import java.util.UUID;
 // Re-stages the published and unroutable rows of a window in one UPDATE: pending again with a fresh start
 // (no attempts, error, claim or backoff) and the next publication generation, which consumers that gave
 // up on an envelope take as a new occurrence. Pending rows are left alone: re-staging one would clear the
-// claim a drain is publishing it under. Same parameters as the preview, without ?5.
+// claim a drain is publishing it under. Same parameters as the preview, but ?5 is the replay span's traceparent
+// (null when nothing traces), which the rows' next publish spans link to; their own trace context is kept.
 @NamedNativeQuery(name = OutboxEvent.REPLAY, query = """
         WITH restaged AS (
             UPDATE event_outbox
                SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL,
                    last_attempt_at = NULL, next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL,
-                   lease_until = NULL, claimed_by = NULL, publication = publication + 1
+                   lease_until = NULL, claimed_by = NULL, publication = publication + 1,
+                   replay_traceparent = CAST(?5 AS text)
              WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
                AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
                AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
@@ -241,6 +249,7 @@ import java.util.UUID;
 // consumers' dedup records date from the event's first delivery, and the inbox keeps them at least a day longer
 // than the outbox keeps rows (docs/decisions/0063-redrive-resets-own-rows-only.md). No row comes back when this
 // outbox holds no such event; a pending row or one beyond the window is reported and left as it is.
+// ?3 is the redrive span's traceparent (null when nothing traces), kept as a replay's is.
 @NamedNativeQuery(name = OutboxEvent.REDRIVE, resultSetMapping = OutboxEvent.REDRIVEN_ROW, query = """
         WITH staged AS (
             SELECT id, published_at IS NULL AND unroutable_at IS NULL AS pending,
@@ -252,7 +261,7 @@ import java.util.UUID;
             UPDATE event_outbox o
                SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL, last_attempt_at = NULL,
                    next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, lease_until = NULL, claimed_by = NULL,
-                   publication = o.publication + 1
+                   publication = o.publication + 1, replay_traceparent = CAST(?3 AS text)
               FROM staged s
              WHERE o.id = s.id AND NOT s.pending AND NOT s.beyond_retention
             RETURNING o.publication)
@@ -306,6 +315,13 @@ public class OutboxEvent {
     @Column(name = "notify_drains", nullable = false, updatable = false)
     private boolean notifyDrains;
 
+    /** The W3C context of the staging's create span; null when nothing traced the staging. */
+    @Column(name = "traceparent", updatable = false)
+    private String traceparent;
+
+    @Column(name = "tracestate", updatable = false)
+    private String tracestate;
+
     @Column(name = "created_at", insertable = false, updatable = false)
     private OffsetDateTime createdAt;
 
@@ -343,6 +359,23 @@ public class OutboxEvent {
     /** A new pending row for this envelope. */
     public static OutboxEvent staged(EventEnvelope envelope) {
         return new OutboxEvent(Objects.requireNonNull(envelope, "envelope"));
+    }
+
+    /**
+     * Records the context of the span that staged this new row (docs/operations.md, "Tracing"); the drain's publish
+     * span continues it. Set before the row is persisted: the columns are written with the row and never updated.
+     */
+    public void tracedBy(TraceContext context) {
+        this.traceparent = context.traceparent();
+        this.tracestate = context.tracestate();
+    }
+
+    public String traceparent() {
+        return traceparent;
+    }
+
+    public String tracestate() {
+        return tracestate;
     }
 
     /** The size of the envelope as it will be published. */

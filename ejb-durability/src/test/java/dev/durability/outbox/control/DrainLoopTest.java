@@ -15,7 +15,7 @@ class DrainLoopTest {
     private static Claim claim(int size, long candidates) {
         List<ClaimedRow> rows = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            rows.add(new ClaimedRow(UUID.randomUUID(), "order.placed", "{}", 0, false, candidates));
+            rows.add(new ClaimedRow(UUID.randomUUID(), "order.placed", "{}", 0, false, candidates, null, null, null));
         }
         return new Claim(UUID.randomUUID(), rows);
     }
