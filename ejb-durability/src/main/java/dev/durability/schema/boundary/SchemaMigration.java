@@ -3,6 +3,7 @@ package dev.durability.schema.boundary;
 import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.schema.control.MigrationPlan;
+import dev.durability.schema.control.RuntimeGrants;
 import dev.durability.schema.control.SchemaConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -18,8 +19,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
@@ -60,13 +63,46 @@ public class SchemaMigration {
             throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
         }
         Flyway flyway = MigrationPlan.forSchema(dataSource, service.schema());
-        if (!config.migrate()) {
+        if (config.migrate()) {
+            MigrateResult result = flyway.migrate();
+            LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion + " ("
+                    + result.migrationsExecuted + " migrations applied now)");
+        } else {
             requireCurrentVersion(flyway);
-            return;
         }
-        MigrateResult result = flyway.migrate();
-        LOG.info(() -> "Durability schema " + service.schema() + " at version " + result.targetSchemaVersion + " ("
-                + result.migrationsExecuted + " migrations applied now)");
+        requireRuntimeGrants();
+    }
+
+    /**
+     * A role without one of the privileges the library uses would start and then fail some later request,
+     * a retention run or an admin action: refuse the start instead, naming every GRANT it lacks
+     * (docs/grants/postgresql.sql, docs/decisions/0079-least-privilege-tested.md).
+     */
+    private void requireRuntimeGrants() {
+        try (Connection connection = dataSource.getConnection()) {
+            List<RuntimeGrants.Grant> missing = RuntimeGrants.missing(connection, service.schema());
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException("The role " + currentUser(connection)
+                        + " of data source jdbc/durability lacks privileges Durability needs in schema "
+                        + service.schema() + ": "
+                        + missing.stream()
+                                .map(grant -> grant.statement(service.schema()))
+                                .collect(Collectors.joining("; "))
+                        + ". Grant them as the schema's owner (docs/grants/postgresql.sql,"
+                        + " docs/operations.md#least-privileges)");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "The privileges of data source jdbc/durability could not be checked: " + e.getMessage(), e);
+        }
+    }
+
+    private static String currentUser(Connection connection) throws SQLException {
+        try (PreparedStatement who = connection.prepareStatement("SELECT current_user");
+                ResultSet rs = who.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     /**
