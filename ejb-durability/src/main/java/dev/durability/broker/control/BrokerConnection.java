@@ -145,12 +145,30 @@ public class BrokerConnection {
                 .<Map<String, Object>>map(name -> Map.of("alternate-exchange", name))
                 .orElse(null);
         try {
+            // Each step names the permissions it needs, should the broker user lack one (docs/grants/rabbitmq.sh).
             if (alternate.isPresent()) {
-                channel.exchangeDeclare(alternate.get(), BuiltinExchangeType.FANOUT, true);
-                channel.queueDeclare(alternate.get(), true, false, false, null);
-                channel.queueBind(alternate.get(), alternate.get(), "");
+                String name = alternate.get();
+                TopologyRefused.refusedAccessNamed(
+                        "declare the alternate exchange '" + name + "'",
+                        "configure on exchange '" + name + "'",
+                        () -> channel.exchangeDeclare(name, BuiltinExchangeType.FANOUT, true));
+                TopologyRefused.refusedAccessNamed(
+                        "declare the alternate exchange's queue '" + name + "'",
+                        "configure on queue '" + name + "'",
+                        () -> channel.queueDeclare(name, true, false, false, null));
+                TopologyRefused.refusedAccessNamed(
+                        "bind queue '" + name + "' to exchange '" + name + "'",
+                        "write on queue '" + name + "' and read on exchange '" + name + "'",
+                        () -> channel.queueBind(name, name, ""));
             }
-            channel.exchangeDeclare(config.eventsExchange(), BuiltinExchangeType.TOPIC, true, false, arguments);
+            TopologyRefused.refusedAccessNamed(
+                    "declare the events exchange '" + config.eventsExchange() + "'",
+                    "configure on exchange '" + config.eventsExchange() + "'"
+                            + alternate
+                                    .map(name -> ", read on it and write on its alternate exchange '" + name + "'")
+                                    .orElse(""),
+                    () -> channel.exchangeDeclare(
+                            config.eventsExchange(), BuiltinExchangeType.TOPIC, true, false, arguments));
         } catch (IOException e) {
             String reason = TopologyRefused.preconditionFailed(e).orElseThrow(() -> e);
             throw new TopologyRefused(

@@ -20,8 +20,9 @@ import java.util.TreeSet;
  * the dead-letter exchange (durable topic), each consumer's durable queue dead-lettering into it under
  * {@code dlq.<queue>} and bound to its event types, the consumer's delay queues (one per backoff step,
  * each returning its messages to the queue when their wait is over), and the service's dead-letter
- * queue bound with {@code dlq.#}. An existing queue with other arguments is refused by the broker; that
- * refusal is a {@link TopologyRefused} naming the queue and the broker's reason.
+ * queue bound with {@code dlq.#}. An existing queue with other arguments, or an operation the broker user
+ * lacks a permission for, is refused by the broker; that refusal is a {@link TopologyRefused} naming the
+ * queue, the broker's reason and, for a permission, the one needed.
  */
 @ApplicationScoped
 public class QueueTopology {
@@ -40,7 +41,7 @@ public class QueueTopology {
         declareDeadLetterExchange(channel);
         declareQueue(channel, consumer.queue(), consumerQueueArguments(consumer));
         for (String eventType : consumer.eventTypes()) {
-            channel.queueBind(consumer.queue(), broker.eventsExchange(), eventType);
+            bind(channel, consumer.queue(), broker.eventsExchange(), eventType);
         }
         RetryPolicy policy = config.retryPolicy(consumer);
         TreeSet<Long> delays = new TreeSet<>();
@@ -61,7 +62,7 @@ public class QueueTopology {
     public void declareDeadLetterQueue(Channel channel, String queue) throws IOException {
         declareDeadLetterExchange(channel);
         declareQueue(channel, queue, Map.of());
-        channel.queueBind(queue, broker.deadLetterExchange(), DeadLetterRoutingKey.ALL);
+        bind(channel, queue, broker.deadLetterExchange(), DeadLetterRoutingKey.ALL);
     }
 
     /** The routing key of a consumer queue's dead letters. */
@@ -70,7 +71,32 @@ public class QueueTopology {
     }
 
     private void declareDeadLetterExchange(Channel channel) throws IOException {
-        channel.exchangeDeclare(broker.deadLetterExchange(), BuiltinExchangeType.TOPIC, true);
+        String exchange = broker.deadLetterExchange();
+        TopologyRefused.refusedAccessNamed(
+                "declare the dead-letter exchange '" + exchange + "'",
+                "configure on exchange '" + exchange + "'",
+                () -> channel.exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true));
+    }
+
+    private static void bind(Channel channel, String queue, String exchange, String routingKey) throws IOException {
+        TopologyRefused.refusedAccessNamed(
+                "bind queue '" + queue + "' to exchange '" + exchange + "'",
+                "write on queue '" + queue + "' and read on exchange '" + exchange + "'",
+                () -> channel.queueBind(queue, exchange, routingKey));
+    }
+
+    /**
+     * The permissions declaring a queue with these arguments needs: a dead-letter exchange (the empty name is
+     * the default exchange, {@code amq.default} to the broker's permissions) makes the broker check that this
+     * user could read the queue and write to that exchange itself.
+     */
+    static String permissionsToDeclare(String queue, Map<String, Object> arguments) {
+        Object deadLetterExchange = arguments.get("x-dead-letter-exchange");
+        if (deadLetterExchange == null) {
+            return "configure on queue '" + queue + "'";
+        }
+        String exchange = deadLetterExchange.toString().isEmpty() ? "amq.default" : deadLetterExchange.toString();
+        return "configure and read on queue '" + queue + "' and write on its dead-letter exchange '" + exchange + "'";
     }
 
     Map<String, Object> consumerQueueArguments(ConsumerDeclaration consumer) {
@@ -98,7 +124,10 @@ public class QueueTopology {
 
     private static void declareQueue(Channel channel, String queue, Map<String, Object> arguments) throws IOException {
         try {
-            channel.queueDeclare(queue, true, false, false, arguments);
+            TopologyRefused.refusedAccessNamed(
+                    "declare queue '" + queue + "'",
+                    permissionsToDeclare(queue, arguments),
+                    () -> channel.queueDeclare(queue, true, false, false, arguments));
         } catch (IOException e) {
             String reason = TopologyRefused.preconditionFailed(e).orElseThrow(() -> e);
             throw new TopologyRefused(
