@@ -27,6 +27,14 @@ final class LibertyServer implements AutoCloseable {
     private static final Path LIBFAKETIME =
             Path.of(Coordinates.env("LIBFAKETIME", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
 
+    /** What the shared server's server.env sets to run least-privileged (src/test/least-privilege). */
+    private static final List<String> LEAST_PRIVILEGED = List.of(
+            "DB_USER",
+            "DB_PASSWORD",
+            "DURABILITY_SCHEMA_MIGRATE",
+            "DURABILITY_BROKER_USERNAME",
+            "DURABILITY_BROKER_PASSWORD");
+
     private final String name;
     private final Path wlp;
     private final Path directory;
@@ -70,6 +78,13 @@ final class LibertyServer implements AutoCloseable {
             int eq = line.indexOf('=');
             if (eq > 0 && !line.startsWith("#")) {
                 merged.put(line.substring(0, eq), line.substring(eq + 1));
+            }
+        }
+        if (env.containsKey("DB_SCHEMA")) {
+            // The shared server's least-privileged identities hold grants on its schema and its queues only: a
+            // server on a schema of its own migrates it, as the database's and the broker's administrators.
+            for (String identity : LEAST_PRIVILEGED) {
+                merged.remove(identity);
             }
         }
         merged.put("HTTP_PORT", Integer.toString(httpPort));
