@@ -1,4 +1,4 @@
--- The demo application's own tables (war-idempotency-filter, dev.durability.demo), for the same runtime role
+-- The demo application's own tables (war-demo, dev.durability.demo), for the same runtime role
 -- as postgresql.sql, after the demo's migrations (db/demo, history table demo_schema_history). Run as their
 -- owner:
 --
