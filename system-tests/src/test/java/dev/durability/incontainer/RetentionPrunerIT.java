@@ -1,6 +1,7 @@
 package dev.durability.incontainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.durability.retention.control.RetentionMetrics;
 import dev.durability.retention.control.RetentionPlan;
@@ -22,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -36,6 +38,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class RetentionPrunerIT {
     private static final String S = LibraryDeployment.SCHEMA + ".";
+    private static final double DAY = 86_400;
+    private static final double TEN_DAYS = 10 * DAY;
+    /** The seconds between seeding a row and measuring it, on a busy machine. */
+    private static final double SLACK = 120;
+
     private static final RetentionPlan DEFAULTS = new RetentionPlan(
             Duration.ofDays(30), Duration.ZERO, Duration.ofDays(31), Duration.ofDays(90), true, 5_000, 500_000, 30);
 
@@ -53,6 +60,9 @@ class RetentionPrunerIT {
 
     @Inject
     RetentionMetrics metrics;
+
+    @Inject
+    MetricRegistry registry;
 
     private RetentionPruner pruner;
 
@@ -140,6 +150,17 @@ class RetentionPrunerIT {
         TablePruning third = byTable(pruner.prune(capped)).get("event_outbox");
 
         assertThat(first.deleted()).as("the cap of one run").isEqualTo(100_000);
+        assertThat(first.stoppedAtCap())
+                .as("a backlog is left for a catch-up run")
+                .isTrue();
+        assertThat(first.overdueSeconds())
+                .as("the oldest row left is 40 days old in a window of 30")
+                .isCloseTo(TEN_DAYS, within(SLACK));
+        assertThat(third.stoppedAtCap()).isFalse();
+        assertThat(third.overdueSeconds()).as("caught up").isZero();
+        assertThat(overdueGauge("event_outbox")).isZero();
+        assertThat(TablePruning.backlogLeft(List.of(first, second))).isTrue();
+        assertThat(TablePruning.backlogLeft(List.of(third))).isFalse();
         assertThat(first.statements())
                 .as("batches of 5,000 rows, each its own transaction")
                 .isEqualTo(20);
@@ -155,6 +176,36 @@ class RetentionPrunerIT {
     }
 
     @Test
+    void aMeasurementDeletesNothingAndReportsHowFarBehindEachTableIs() throws SQLException {
+        outbox(3, 40, "published");
+        outbox(2, 45, "pending");
+        inbox(4, 33);
+        deadLetters(5, 89);
+        idempotency(1, "now() - interval '1 hour'");
+
+        Map<String, TablePruning> measured = byTable(pruner.measure(DEFAULTS));
+
+        assertThat(measured.values())
+                .allSatisfy(table -> assertThat(table.deleted()).isZero());
+        assertThat(count("event_outbox", "true")).isEqualTo(5);
+        assertThat(measured.get("event_outbox").overdueSeconds())
+                .as("published rows 40 days old in a window of 30; pending rows are never retention's")
+                .isCloseTo(TEN_DAYS, within(SLACK));
+        assertThat(measured.get("event_inbox").overdueSeconds()).isCloseTo(2 * DAY, within(SLACK));
+        assertThat(measured.get("dead_letter_audit").overdueSeconds())
+                .as("inside its window")
+                .isZero();
+        assertThat(measured.get("idempotency_responses").overdueSeconds()).isCloseTo(3_600.0, within(SLACK));
+        assertThat(measured.get(RetentionPruner.UNROUTABLE_ROWS).outcome()).isEqualTo(TablePruning.Outcome.DISABLED);
+        assertThat(overdueGauge("event_outbox")).isCloseTo(TEN_DAYS, within(SLACK));
+        assertThat(overdueGauge("event_inbox")).isCloseTo(2 * DAY, within(SLACK));
+        assertThat(overdueGauge("dead_letter_audit")).isZero();
+        assertThat(overdueGauge(RetentionPruner.UNROUTABLE_ROWS))
+                .as("kept forever: never behind")
+                .isZero();
+    }
+
+    @Test
     void aTableAnotherServerIsPruningIsLeftToIt() throws Exception {
         outbox(3, 31, "published");
         inbox(4, 32);
@@ -166,6 +217,9 @@ class RetentionPrunerIT {
                 Map<String, TablePruning> run = byTable(pruner.prune(DEFAULTS));
 
                 assertThat(run.get("event_outbox").outcome()).isEqualTo(TablePruning.Outcome.PRUNED_ELSEWHERE);
+                assertThat(run.get("event_outbox").overdueSeconds())
+                        .as("measured all the same")
+                        .isCloseTo(DAY, within(SLACK));
                 assertThat(count("event_outbox", "true")).isEqualTo(3);
                 assertThat(run.get("event_inbox").deleted()).isEqualTo(4);
             } finally {
@@ -274,6 +328,20 @@ class RetentionPrunerIT {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    /** This schema's overdue gauge of the table, as /metrics would show it. */
+    private double overdueGauge(String table) {
+        return registry
+                .getGauges((id, metric) -> id.getName().equals("durability_retention_overdue")
+                        && LibraryDeployment.SCHEMA.equals(id.getTags().get("schema"))
+                        && table.equals(id.getTags().get("table")))
+                .values()
+                .stream()
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no overdue gauge for " + table))
+                .getValue()
+                .doubleValue();
     }
 
     private long count(String table, String where) throws SQLException {

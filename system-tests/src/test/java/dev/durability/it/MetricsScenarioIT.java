@@ -65,7 +65,9 @@ class MetricsScenarioIT {
                 "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
                         + "\",table=\"dead_letter_audit\"",
                 "durability_retention_pruned_rows_total{schema=\"" + Coordinates.mainSchema()
-                        + "\",table=\"idempotency_responses\"")) {
+                        + "\",table=\"idempotency_responses\"",
+                "durability_retention_overdue_seconds{schema=\"" + Coordinates.mainSchema()
+                        + "\",table=\"event_inbox\"")) {
             // Liberty sorts a sample's labels by name: each tag is matched anywhere in the braces.
             int brace = name.indexOf('{');
             StringBuilder pattern = new StringBuilder("(?m)^")
@@ -94,6 +96,10 @@ class MetricsScenarioIT {
                 .containsExactlyElementsOf(LAG_BUCKETS);
         assertThat(buckets(text, "durability_inbox_handling_seconds_bucket", SHIPMENTS))
                 .containsExactlyElementsOf(HANDLING_BUCKETS);
+        assertThat(text)
+                .as("each table's retention measured at start: a number, not NaN (unknown)")
+                .containsPattern("(?m)^durability_retention_overdue_seconds\\{(?=[^}]*table=\"event_outbox\")"
+                        + "(?=[^}]*schema=\"" + Coordinates.mainSchema() + "\")[^}]*} [0-9.E+-]+$");
         assertThat(Http.secondsSince(server, "durability_outbox_drain_last_tick_timestamp_seconds"))
                 .as("the drain's last tick, a timestamp on the wall clock")
                 .isBetween(-5.0, 10.0);

@@ -22,6 +22,7 @@ public class RetentionConfig implements FeatureConfig {
     static final String MAX_ROWS = "durability.retention.max-rows-per-run";
     static final String JITTER = "durability.retention.jitter-seconds";
     static final String STATEMENT_TIMEOUT = "durability.retention.statement-timeout-seconds";
+    static final String CATCH_UP_PAUSE = "durability.retention.catch-up-pause-seconds";
 
     @Inject
     @ConfigProperty(name = OUTBOX_DAYS)
@@ -59,6 +60,10 @@ public class RetentionConfig implements FeatureConfig {
     @ConfigProperty(name = STATEMENT_TIMEOUT)
     int statementTimeoutSeconds;
 
+    @Inject
+    @ConfigProperty(name = CATCH_UP_PAUSE)
+    int catchUpPauseSeconds;
+
     @Override
     public void validate() {
         InvalidConfigurationException.checkRange(OUTBOX_DAYS, outboxDays, 0, 36_500);
@@ -69,6 +74,7 @@ public class RetentionConfig implements FeatureConfig {
         InvalidConfigurationException.checkRange(MAX_ROWS, maxRowsPerRun, batchSize, 100_000_000);
         InvalidConfigurationException.checkRange(JITTER, jitterSeconds, 0, 3_000);
         InvalidConfigurationException.checkRange(STATEMENT_TIMEOUT, statementTimeoutSeconds, 1, 3_600);
+        InvalidConfigurationException.checkRange(CATCH_UP_PAUSE, catchUpPauseSeconds, 0, 3_600);
         // A replay re-publishes outbox rows up to the outbox window old; a consumer must still hold their
         // dedup record, or the replay runs their effects again (docs/decisions/0033-retention.md).
         if (inboxDays > 0) {
@@ -103,11 +109,18 @@ public class RetentionConfig implements FeatureConfig {
         return Duration.ofSeconds(jitterSeconds);
     }
 
+    /** How long a run that stopped at its cap waits before the next one takes up the backlog. */
+    public Duration catchUpPause() {
+        return Duration.ofSeconds(catchUpPauseSeconds);
+    }
+
     @Override
     public String toString() {
         return "retention outbox " + outboxDays + " d (unroutable " + unroutableDays + " d), inbox " + inboxDays
                 + " d, dead letters " + deadLetterDays
                 + " d, idempotency " + (idempotency ? "on" : "off") + " (0 d = kept forever), batches of "
-                + batchSize + ", at most " + maxRowsPerRun + " rows per table per run";
+                + batchSize + ", at most " + maxRowsPerRun + " rows per table per run, again after "
+                + catchUpPauseSeconds
+                + " s while a table is behind";
     }
 }

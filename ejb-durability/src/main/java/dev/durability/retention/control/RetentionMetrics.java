@@ -6,6 +6,7 @@ import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
@@ -27,6 +28,9 @@ public class RetentionMetrics {
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
+    /** Per schema and table: seconds past the window, as measured last; NaN until a run or measurement. */
+    private final Map<String, AtomicReference<Double>> overdue = new ConcurrentHashMap<>();
+
     @Inject
     MetricRegistry registry;
 
@@ -38,7 +42,33 @@ public class RetentionMetrics {
         for (String table : TABLES) {
             pruned(schema, table, 0);
             failures(schema, table);
+            overdueSeconds(schema, table);
         }
+    }
+
+    /** How far past its window the oldest row retention may delete from the table was, when last measured. */
+    public void overdue(String schema, String table, double seconds) {
+        overdueSeconds(schema, table).set(seconds);
+    }
+
+    private AtomicReference<Double> overdueSeconds(String schema, String table) {
+        return overdue.computeIfAbsent(schema + "\u0000" + table, key -> {
+            AtomicReference<Double> seconds = new AtomicReference<>(Double.NaN);
+            registry.gauge(
+                    Metadata.builder()
+                            .withName("durability_retention_overdue")
+                            .withDescription("How far past its window the oldest row retention may delete from the "
+                                    + "table was when this server last pruned or measured it (0 when none was left, "
+                                    + "NaN before the first measurement): retention falls behind when it grows")
+                            .withUnit(MetricUnits.SECONDS)
+                            .build(),
+                    seconds,
+                    AtomicReference::get,
+                    new Tag("schema", schema),
+                    new Tag("table", table),
+                    new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
+            return seconds;
+        });
     }
 
     public void pruned(String schema, String table, long rows) {

@@ -14,7 +14,9 @@ import javax.sql.DataSource;
 /**
  * Deletes what the retention windows let go, table by table, in batches: each DELETE is its own short
  * transaction of at most {@code batch-size} rows, and a run stops at {@code max-rows-per-run} per table, so
- * pruning never holds many locks for long. A table is pruned by one server at a time: each run takes a
+ * pruning never holds many locks for long; a table that stopped at its cap says so, and the timer prunes it again
+ * after a short pause until it has caught up. Each run ends a table by measuring how far past its window the
+ * oldest row it may delete is (the {@code durability_retention_overdue_seconds} gauge and its alert). A table is pruned by one server at a time: each run takes a
  * PostgreSQL advisory lock per table and skips a table whose lock another server holds.
  *
  * <p>Every DELETE repeats its condition on the rows it deletes, not only in the subquery that picks them:
@@ -61,6 +63,29 @@ public class RetentionPruner {
                  ORDER BY expires_at LIMIT ?)
                AND expires_at < now() - ? * interval '1 day'
             """;
+    // How far past its window the oldest row the window lets go is, in seconds; no row when none is left. Each
+    // walks the same index from the same end as its table's DELETE, and stops at the first row.
+    private static final String OUTBOX_OVERDUE = """
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM event_outbox
+             WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL ORDER BY created_at LIMIT 1
+            """;
+    private static final String UNROUTABLE_OVERDUE = """
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM event_outbox
+             WHERE created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
+             ORDER BY created_at LIMIT 1
+            """;
+    private static final String INBOX_OVERDUE = """
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - received_at) FROM event_inbox
+             WHERE received_at < now() - ? * interval '1 day' ORDER BY received_at LIMIT 1
+            """;
+    private static final String DEAD_LETTERS_OVERDUE = """
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - dlq_received_at) FROM dead_letter_audit
+             WHERE dlq_received_at < now() - ? * interval '1 day' ORDER BY dlq_received_at LIMIT 1
+            """;
+    private static final String IDEMPOTENCY_OVERDUE = """
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - expires_at) FROM idempotency_responses
+             WHERE expires_at < now() - ? * interval '1 day' ORDER BY expires_at LIMIT 1
+            """;
     private static final Logger LOG = Logger.getLogger(RetentionPruner.class.getName());
     /** The name the unroutable outbox rows' pruning reports and locks under. */
     public static final String UNROUTABLE_ROWS = "event_outbox_unroutable";
@@ -78,35 +103,57 @@ public class RetentionPruner {
 
     /** One run over every table; never throws: a table that fails is reported and the others still run. */
     public List<TablePruning> prune(RetentionPlan plan) {
+        return run(plan, true);
+    }
+
+    /**
+     * How far behind each table is, without deleting anything: what a server reports before its first run, so a
+     * backlog left by servers that stopped shows at once rather than after the next hour.
+     */
+    public List<TablePruning> measure(RetentionPlan plan) {
+        return run(plan, false);
+    }
+
+    private List<TablePruning> run(RetentionPlan plan, boolean delete) {
         List<TablePruning> run = new ArrayList<>();
-        run.add(prune(plan, "event_outbox", OUTBOX, plan.outbox()));
-        run.add(prune(plan, UNROUTABLE_ROWS, UNROUTABLE, plan.unroutable()));
-        run.add(prune(plan, "event_inbox", INBOX, plan.inbox()));
-        run.add(prune(plan, "dead_letter_audit", DEAD_LETTERS, plan.deadLetters()));
+        run.add(prune(plan, delete, "event_outbox", OUTBOX, OUTBOX_OVERDUE, plan.outbox()));
+        run.add(prune(plan, delete, UNROUTABLE_ROWS, UNROUTABLE, UNROUTABLE_OVERDUE, plan.unroutable()));
+        run.add(prune(plan, delete, "event_inbox", INBOX, INBOX_OVERDUE, plan.inbox()));
+        run.add(prune(plan, delete, "dead_letter_audit", DEAD_LETTERS, DEAD_LETTERS_OVERDUE, plan.deadLetters()));
         // Idempotency records carry their own expiry: they go as soon as it passed (0 days after it).
         run.add(
                 plan.idempotency()
-                        ? prune(plan, "idempotency_responses", IDEMPOTENCY, 0)
-                        : TablePruning.without("idempotency_responses", TablePruning.Outcome.DISABLED));
+                        ? prune(plan, delete, "idempotency_responses", IDEMPOTENCY, IDEMPOTENCY_OVERDUE, 0)
+                        : disabled("idempotency_responses"));
         return run;
     }
 
-    private TablePruning prune(RetentionPlan plan, String table, String delete, Duration window) {
-        return window.isZero()
-                ? TablePruning.without(table, TablePruning.Outcome.DISABLED)
-                : prune(plan, table, delete, window.toDays());
+    private TablePruning prune(
+            RetentionPlan plan, boolean delete, String table, String deletion, String overdue, Duration window) {
+        return window.isZero() ? disabled(table) : prune(plan, delete, table, deletion, overdue, window.toDays());
     }
 
-    private TablePruning prune(RetentionPlan plan, String table, String delete, long days) {
+    private TablePruning disabled(String table) {
+        // A table kept forever is never behind.
+        metrics.overdue(schema, table, 0);
+        return TablePruning.without(table, TablePruning.Outcome.DISABLED, 0);
+    }
+
+    private TablePruning prune(
+            RetentionPlan plan, boolean delete, String table, String deletion, String overdue, long days) {
         long deleted = 0;
         int statements = 0;
         long longest = 0;
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
-            if (!lock(connection, TRY_LOCK, table)) {
-                return TablePruning.without(table, TablePruning.Outcome.PRUNED_ELSEWHERE);
+            if (!delete || !lock(connection, TRY_LOCK, table)) {
+                // Another server prunes it now (or this is a measurement): how far behind it is, all the same.
+                double behind = overdue(connection, plan, overdue, days, table);
+                return TablePruning.without(
+                        table, delete ? TablePruning.Outcome.PRUNED_ELSEWHERE : TablePruning.Outcome.MEASURED, behind);
             }
-            try (PreparedStatement batch = connection.prepareStatement(delete)) {
+            double behind;
+            try (PreparedStatement batch = connection.prepareStatement(deletion)) {
                 batch.setQueryTimeout(plan.statementTimeoutSeconds());
                 while (deleted < plan.maxRowsPerRun()) {
                     int size = (int) Math.min(plan.batchSize(), plan.maxRowsPerRun() - deleted);
@@ -123,14 +170,25 @@ public class RetentionPruner {
                         break;
                     }
                 }
+                behind = overdue(connection, plan, overdue, days, table);
             } finally {
                 unlock(connection, table);
             }
             TablePruning done = new TablePruning(
-                    table, TablePruning.Outcome.PRUNED, deleted, statements, Duration.ofNanos(longest));
+                    table,
+                    TablePruning.Outcome.PRUNED,
+                    deleted,
+                    statements,
+                    Duration.ofNanos(longest),
+                    deleted >= plan.maxRowsPerRun(),
+                    behind);
             if (deleted > 0) {
                 LOG.info(() -> "Retention deleted " + done.deleted() + " rows of " + table + " in " + done.statements()
-                        + " statements (longest " + done.longest().toMillis() + " ms)");
+                        + " statements (longest " + done.longest().toMillis() + " ms)"
+                        + (done.stoppedAtCap()
+                                ? "; stopped at its cap with rows " + Math.round(done.overdueSeconds())
+                                        + " s past the window left, pruned again shortly"
+                                : ""));
             }
             return done;
         } catch (SQLException | RuntimeException e) {
@@ -140,7 +198,29 @@ public class RetentionPruner {
                     Level.WARNING,
                     e,
                     () -> "Retention of " + table + " failed after deleting " + sofar + " rows; the next run goes on");
-            return new TablePruning(table, TablePruning.Outcome.FAILED, deleted, statements, Duration.ofNanos(longest));
+            return new TablePruning(
+                    table,
+                    TablePruning.Outcome.FAILED,
+                    deleted,
+                    statements,
+                    Duration.ofNanos(longest),
+                    false,
+                    Double.NaN);
+        }
+    }
+
+    /** Reads how far behind the table is and reports it; 0 when nothing past the window is left. */
+    private double overdue(Connection connection, RetentionPlan plan, String sql, long days, String table)
+            throws SQLException {
+        try (PreparedStatement oldest = connection.prepareStatement(sql)) {
+            oldest.setQueryTimeout(plan.statementTimeoutSeconds());
+            oldest.setLong(1, days);
+            oldest.setLong(2, days);
+            try (ResultSet result = oldest.executeQuery()) {
+                double seconds = result.next() ? Math.max(0, result.getDouble(1)) : 0;
+                metrics.overdue(schema, table, seconds);
+                return seconds;
+            }
         }
     }
 

@@ -45,6 +45,7 @@ class RetentionConfigTest {
         config.maxRowsPerRun = shipped(RetentionConfig.MAX_ROWS);
         config.jitterSeconds = shipped(RetentionConfig.JITTER);
         config.statementTimeoutSeconds = shipped(RetentionConfig.STATEMENT_TIMEOUT);
+        config.catchUpPauseSeconds = shipped(RetentionConfig.CATCH_UP_PAUSE);
         return config;
     }
 
@@ -68,6 +69,7 @@ class RetentionConfigTest {
         assertThat(plan.batchSize()).isEqualTo(shipped(RetentionConfig.BATCH_SIZE));
         assertThat(plan.maxRowsPerRun()).isEqualTo(shipped(RetentionConfig.MAX_ROWS));
         assertThat(shipped.jitter()).isEqualTo(Duration.ofSeconds(shipped(RetentionConfig.JITTER)));
+        assertThat(shipped.catchUpPause()).isEqualTo(Duration.ofSeconds(shipped(RetentionConfig.CATCH_UP_PAUSE)));
     }
 
     @Test
@@ -101,9 +103,12 @@ class RetentionConfigTest {
         capBelowBatch.maxRowsPerRun = capBelowBatch.batchSize - 1;
         RetentionConfig negative = shipped();
         negative.deadLetterDays = -1;
+        RetentionConfig noPauseBound = shipped();
+        noPauseBound.catchUpPauseSeconds = 3_601;
 
         assertThatThrownBy(noBatch::validate).hasMessageContaining("durability.retention.batch-size");
         assertThatThrownBy(capBelowBatch::validate).hasMessageContaining("durability.retention.max-rows-per-run");
         assertThatThrownBy(negative::validate).hasMessageContaining("durability.retention.dead-letter-days");
+        assertThatThrownBy(noPauseBound::validate).hasMessageContaining("durability.retention.catch-up-pause-seconds");
     }
 }
