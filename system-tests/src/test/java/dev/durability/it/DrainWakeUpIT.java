@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -21,7 +22,8 @@ import org.postgresql.PGNotification;
  * by OutboxStager) wakes its drain in the process after the commit, and sends the database no notification: a
  * NOTIFY would take PostgreSQL's cluster-wide notify lock through the commit (docs/decisions/0082). A row
  * inserted by SQL notifies the server's LISTEN connection, which wakes the drain; when that connection is
- * killed, the server listens again and the next such row is woken for too.
+ * killed, the server listens again and the next such row is woken for too; when its session stops answering
+ * without closing, the heartbeat gives it up and the server listens again.
  */
 class DrainWakeUpIT {
     private static final String SCHEMA = "durability_wakeup";
@@ -77,7 +79,39 @@ class DrainWakeUpIT {
                     .until(() ->
                             !inserted.messagesForAggregate(second.aggregateId()).isEmpty());
             assertThat(server.messagesLog()).contains("Outbox staging notifications lost");
+
+            // A session that stops answering without closing (its host lost, a failover): the backend process
+            // frozen keeps the socket open and silent, as a black hole would.
+            int frozen = listenerPid();
+            Commands.run(List.of("kill", "-STOP", Integer.toString(frozen)), Set.of(0));
+            try {
+                EventEnvelope third =
+                        OutboxTable.envelopes("wakeup.inserted", 1).get(0);
+                outbox.seed(List.of(third));
+                // Its notification goes to the frozen session; the poll is ten minutes away. The heartbeat (every
+                // 10 s, answered within 10 s) gives the session up and listens again, which wakes the drain.
+                await("a row staged while the listener was silent, published once it was given up")
+                        .atMost(Duration.ofSeconds(60))
+                        .until(() -> !inserted.messagesForAggregate(third.aggregateId())
+                                .isEmpty());
+                assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                                + "'durability-listen it-wakeup' AND pid <> " + frozen))
+                        .as("a new session listens")
+                        .isEqualTo(1);
+            } finally {
+                Commands.run(List.of("kill", "-CONT", Integer.toString(frozen)), Set.of(0, 1));
+            }
+            EventEnvelope fourth = OutboxTable.envelopes("wakeup.inserted", 1).get(0);
+            outbox.seed(List.of(fourth));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() ->
+                            !inserted.messagesForAggregate(fourth.aggregateId()).isEmpty());
         }
+    }
+
+    /** The backend process of the server's LISTEN session (PostgreSQL runs on this machine in the build). */
+    private static int listenerPid() throws Exception {
+        return count("SELECT max(pid) FROM pg_stat_activity WHERE application_name = 'durability-listen it-wakeup'");
     }
 
     private static String placeOrder(LibertyServer server) {

@@ -3,6 +3,7 @@ package dev.durability.outbox.control;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -14,11 +15,17 @@ import org.postgresql.PGNotification;
  * one arrives (docs/decisions/0029-listen-notify-wake-up.md). Runs on a thread of its own until stopped;
  * a lost connection is reopened with backoff, and every (re)connect wakes the drain once, for what was
  * staged while nobody listened. The poll interval stays the fallback.
+ *
+ * <p>A connection can die without closing: the database host lost, a failover, a firewall dropping an idle flow.
+ * A listener only reads, so it would wait for notifications that never come until the operating system's
+ * keepalive gives up, about two hours. Every {@value #HEARTBEAT_SECONDS} s the connection answers a query
+ * instead, within a network timeout of as long; one that does not is given up and a new one listens.
  */
 public final class StagingNotifications implements Runnable {
     private static final Logger LOG = Logger.getLogger(StagingNotifications.class.getName());
     private static final int WAIT_MILLIS = 1_000;
     private static final long MOST_BACKOFF_MILLIS = 30_000;
+    static final int HEARTBEAT_SECONDS = 10;
 
     private final DataSource dataSource;
     private final String channel;
@@ -55,6 +62,9 @@ public final class StagingNotifications implements Runnable {
         while (!stopped) {
             try (Connection connection = dataSource.getConnection()) {
                 current = connection;
+                int networkTimeout = connection.getNetworkTimeout();
+                // Bounds every read on this connection but the waits for notifications, which set their own.
+                connection.setNetworkTimeout(Runnable::run, HEARTBEAT_SECONDS * 1_000);
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET application_name = '" + applicationName + "'");
                     statement.execute("LISTEN " + channel);
@@ -66,13 +76,18 @@ public final class StagingNotifications implements Runnable {
                 }
                 backoff = 1_000;
                 wake.run();
+                long heartbeat = System.nanoTime() + TimeUnit.SECONDS.toNanos(HEARTBEAT_SECONDS);
                 while (!stopped) {
                     PGNotification[] received = notifications.getNotifications(WAIT_MILLIS);
                     if (received != null && received.length > 0) {
                         wake.run();
                     }
+                    if (System.nanoTime() - heartbeat >= 0) {
+                        heartbeat(connection);
+                        heartbeat = System.nanoTime() + TimeUnit.SECONDS.toNanos(HEARTBEAT_SECONDS);
+                    }
                 }
-                unlisten(connection);
+                unlisten(connection, networkTimeout);
             } catch (SQLException | RuntimeException e) {
                 if (stopped) {
                     return;
@@ -97,11 +112,22 @@ public final class StagingNotifications implements Runnable {
         stopped = true;
     }
 
+    /**
+     * Proves the connection still reaches a live session: an answer within the network timeout, or a failure that
+     * ends this connection (the driver closes a connection whose read timed out).
+     */
+    private static void heartbeat(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SELECT 1");
+        }
+    }
+
     /** Gives the connection back to the pool as it was lent: listening to nothing, named as the pool names it. */
-    private static void unlisten(Connection connection) {
+    private static void unlisten(Connection connection, int networkTimeout) {
         try (Statement statement = connection.createStatement()) {
             statement.execute("UNLISTEN *");
             statement.execute("RESET application_name");
+            connection.setNetworkTimeout(Runnable::run, networkTimeout);
         } catch (SQLException e) {
             LOG.log(Level.FINE, "UNLISTEN failed", e);
         }
