@@ -124,6 +124,34 @@ class InboxListenerIT {
         }
     }
 
+    /**
+     * A delivery's transaction bounds how long it may sit idle and how long it waits for another delivery's lock on
+     * the same envelope: a server lost without closing its connection (host gone, frozen JVM) holds an envelope's
+     * inbox row no longer than that, instead of until the operating system's keepalive gives up hours later.
+     */
+    @Test
+    void aDeliverysTransactionBoundsItsIdleTimeAndItsWaitsForLocks() throws Exception {
+        EventEnvelope envelope = EventEnvelope.builder("inbox.bounded", "inbox-it-producer")
+                .aggregateId(UUID.randomUUID())
+                .payload(Json.createObjectBuilder().build())
+                .build();
+        List<String> during = new ArrayList<>();
+        String queue = "inbox-it.bounded." + UUID.randomUUID();
+
+        InboxTransactions.Processing processing =
+                transactions.process(queue, envelope, event -> during.addAll(sessionBounds()));
+
+        String bound = Long.toString(config.deadSession().toMillis());
+        assertThat(processing.result()).isEqualTo(InboxTransactions.Processing.Result.PROCESSED);
+        assertThat(during)
+                .as("idle_in_transaction_session_timeout and lock_timeout, as the handler's transaction sees them")
+                .containsExactly(bound, bound);
+        assertThat(sessionBounds())
+                .as("set for the delivery's transaction only")
+                .doesNotContain(bound);
+        assertThat(processed(queue, envelope.id())).isTrue();
+    }
+
     @Test
     void handlerFailingTwiceThenSucceedingHasOneEffectOnAClassicQueue() throws Exception {
         failingTwiceThenSucceeding(InboxConsumer.QueueType.CLASSIC);
@@ -489,6 +517,20 @@ class InboxListenerIT {
             }
         }
         return rows;
+    }
+
+    /** idle_in_transaction_session_timeout and lock_timeout in ms, as the connection in use sees them. */
+    private List<String> sessionBounds() throws Exception {
+        try (java.sql.Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT setting FROM pg_settings"
+                        + " WHERE name IN ('idle_in_transaction_session_timeout', 'lock_timeout') ORDER BY name")) {
+            List<String> settings = new ArrayList<>();
+            while (rs.next()) {
+                settings.add(rs.getString(1));
+            }
+            return settings;
+        }
     }
 
     private String query(String sql, Object... parameters) throws Exception {

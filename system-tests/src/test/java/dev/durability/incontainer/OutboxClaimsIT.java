@@ -1,6 +1,7 @@
 package dev.durability.incontainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durability.outbox.OutboxStager;
 import dev.durability.outbox.control.Claim;
@@ -174,12 +175,16 @@ class OutboxClaimsIT {
         assertThat(exact.depth()).isEqualTo(30);
     }
 
-    /** The session's enable_bitmapscan, jit and statement_timeout (in ms), as the connection in use sees them. */
+    /**
+     * The session's enable_bitmapscan, idle_in_transaction_session_timeout and statement_timeout (in ms) and jit,
+     * by name, as the connection in use sees them.
+     */
     private List<String> claimSettings() throws Exception {
         try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT setting FROM pg_settings"
-                        + " WHERE name IN ('enable_bitmapscan', 'jit', 'statement_timeout') ORDER BY name")) {
+                        + " WHERE name IN ('enable_bitmapscan', 'idle_in_transaction_session_timeout', 'jit',"
+                        + " 'statement_timeout') ORDER BY name")) {
             List<String> settings = new ArrayList<>();
             while (rs.next()) {
                 settings.add(rs.getString(1));
@@ -197,14 +202,41 @@ class OutboxClaimsIT {
             return claimSettings();
         });
         assertThat(during)
-                .as("the claim's statements are bounded, and neither bitmap scans nor JIT compilation are planned")
-                .containsExactly("off", "off", Long.toString(config.statementTimeoutMillis()));
+                .as("the claim's statements and idle time are bounded, and neither bitmap scans nor JIT compilation"
+                        + " are planned")
+                .containsExactly(
+                        "off",
+                        Long.toString(config.statementTimeoutMillis()),
+                        "off",
+                        Long.toString(config.statementTimeoutMillis()));
         assertThat(before)
                 .as("the test's connection starts from other settings")
                 .isNotEqualTo(during);
         assertThat(inTransaction(this::claimSettings))
                 .as("the settings end with the claim transaction")
                 .isEqualTo(before);
+    }
+
+    /**
+     * A server that dies without closing its connection (host lost, frozen JVM) mid-claim: its transaction sits idle
+     * holding the rows' locks. The database ends it after the statement bound, so the rows are free again within
+     * seconds, not after the operating system's keepalive of hours.
+     */
+    @Test
+    void aClaimTransactionLeftIdleIsEndedByTheDatabaseAndItsRowsAreFreeAgain() throws Exception {
+        List<UUID> staged = stage(3);
+        long idle = config.statementTimeoutMillis() + 1_000;
+        assertThatThrownBy(() -> inTransaction(() -> {
+                    assertThat(claims.claim().rows()).hasSize(3);
+                    Thread.sleep(idle); // the claimer silent, its transaction open
+                    return null;
+                }))
+                .as("the commit of a transaction the database ended")
+                .isInstanceOf(Exception.class);
+        assertThat(inTransaction(() -> claims.claim().rows()))
+                .as("claimed again at once: the dead claim never committed and holds no lock")
+                .extracting(ClaimedRow::id)
+                .containsExactlyInAnyOrderElementsOf(staged);
     }
 
     @Test

@@ -102,8 +102,15 @@ import java.util.UUID;
         """)
 // Serializes threshold decisions per event type until the transaction ends: two servers recording the
 // 11th and 12th dead letter at once then count one after the other, and exactly one stages the event.
+// A recording takes milliseconds: its transaction idle for 30 s belongs to a server lost without closing its
+// connection, and the database ends it; nor does a recording wait longer than that for the lock, it is retried
+// (docs/decisions/0087-dead-sessions.md). Both set for this transaction only, before the lock is asked for.
 @NamedNativeQuery(name = DeadLetter.LOCK_EVENT_TYPE, query = """
-        SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended('durability.dlq-threshold.' || ?1, 0))) AS locked
+        SELECT 1
+          FROM (SELECT set_config('lock_timeout', '30s', true) AS lock_timeout,
+                       set_config('idle_in_transaction_session_timeout', '30s', true) AS idle) AS bounded,
+               LATERAL (SELECT pg_advisory_xact_lock(hashtextextended('durability.dlq-threshold.' || ?1, 0))
+                         WHERE bounded.lock_timeout IS NOT NULL AND bounded.idle IS NOT NULL) AS locked
         """)
 // Dead letters of event type ?1 inside the window of ?2 seconds, on the database clock; a divergent claim of a
 // token is evidence of a divergent copy, not a failure, and does not count.

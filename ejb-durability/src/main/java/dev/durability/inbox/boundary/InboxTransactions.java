@@ -2,6 +2,7 @@ package dev.durability.inbox.boundary;
 
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.inbox.EventHandler;
+import dev.durability.inbox.control.InboxConfig;
 import dev.durability.inbox.control.RetryPolicy;
 import dev.durability.inbox.entity.InboxEntry;
 import dev.durability.inbox.entity.InboxState;
@@ -10,6 +11,7 @@ import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
@@ -27,6 +29,9 @@ public class InboxTransactions {
 
     @PersistenceContext(unitName = "durability")
     EntityManager em;
+
+    @Inject
+    InboxConfig config;
 
     @Resource
     SessionContext context;
@@ -46,6 +51,7 @@ public class InboxTransactions {
                     .setParameter(2, id)
                     .setParameter(3, envelope.sourceService())
                     .setParameter(4, envelope.eventType())
+                    .setParameter(5, Long.toString(config.deadSession().toMillis()))
                     .getResultList();
             if (begun.isEmpty()) {
                 state = em.createNamedQuery(InboxEntry.STATE_OF, InboxState.class)

@@ -20,6 +20,7 @@ public class InboxConfig implements FeatureConfig {
     static final String SEND_TIMEOUT = "durability.inbox.send-timeout-ms";
     static final String PAUSE = "durability.inbox.pause-ms";
     static final String DELIVERY_LIMIT = "durability.inbox.quorum-delivery-limit";
+    static final String DEAD_SESSION = "durability.inbox.dead-session-seconds";
 
     @Inject
     @ConfigProperty(name = ENABLED)
@@ -61,6 +62,10 @@ public class InboxConfig implements FeatureConfig {
     @ConfigProperty(name = DELIVERY_LIMIT)
     int quorumDeliveryLimit;
 
+    @Inject
+    @ConfigProperty(name = DEAD_SESSION)
+    int deadSessionSeconds;
+
     @Override
     public void validate() {
         InvalidConfigurationException.checkRange(PREFETCH, prefetch, 1, 1000);
@@ -74,6 +79,7 @@ public class InboxConfig implements FeatureConfig {
         // Redeliveries that reach the limit are dead-lettered by the broker: it must leave room for the
         // application's own retries, which ack and re-publish and so never count against it.
         InvalidConfigurationException.checkRange(DELIVERY_LIMIT, quorumDeliveryLimit, 2, 1000);
+        InvalidConfigurationException.checkRange(DEAD_SESSION, deadSessionSeconds, 1, 86_400);
     }
 
     /** The retry policy of one consumer: its own attempts if it declared them, the configured ones otherwise. */
@@ -117,9 +123,19 @@ public class InboxConfig implements FeatureConfig {
         return quorumDeliveryLimit;
     }
 
+    /**
+     * How long a delivery's transaction may sit idle before the database ends its session, and how long a delivery
+     * waits for another's lock on the same envelope: a server that died without closing its connection holds the
+     * envelope's inbox row no longer than this (docs/decisions/0087-dead-sessions.md).
+     */
+    public Duration deadSession() {
+        return Duration.ofSeconds(deadSessionSeconds);
+    }
+
     @Override
     public String toString() {
         return (enabled ? "" : "consumers disabled, ") + "inbox prefetch " + prefetch + ", concurrency " + concurrency
-                + ", " + maxAttempts + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis + " ms";
+                + ", " + maxAttempts + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis
+                + " ms, dead sessions ended after " + deadSessionSeconds + " s";
     }
 }

@@ -63,10 +63,16 @@ import java.util.UUID;
 // over, stamped processed and locked until the delivery's transaction ends. When the handler then
 // fails, the transaction rolls back and none of it happened. A row already processed or dead-lettered
 // is left alone and nothing is returned; a concurrent delivery of the same envelope to the same queue
-// waits here until the first one committed or rolled back.
+// waits here until the first one committed or rolled back, but no longer than ?5 milliseconds: the same bound
+// ends this transaction's session when it sits idle that long, so a server lost without closing its connection
+// (host gone, frozen) holds the row for no longer (docs/decisions/0087-dead-sessions.md). Both are set for this
+// transaction only, in this statement, before its insert can wait: no extra round trip.
 @NamedNativeQuery(name = InboxEntry.BEGIN, query = """
         INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, processed_at, attempts)
-        VALUES (?1, CAST(?2 AS uuid), ?3, ?4, now(), 1)
+        SELECT ?1, CAST(?2 AS uuid), ?3, ?4, now(), 1
+          FROM (SELECT set_config('lock_timeout', CAST(?5 AS text), true) AS lock_timeout,
+                       set_config('idle_in_transaction_session_timeout', CAST(?5 AS text), true) AS idle) AS bounded
+         WHERE bounded.lock_timeout IS NOT NULL AND bounded.idle IS NOT NULL
         ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
             SET processed_at = now(), attempts = i.attempts + 1, last_error = NULL
             WHERE i.processed_at IS NULL AND i.dead_lettered_at IS NULL

@@ -88,19 +88,24 @@ import java.util.UUID;
 // statements do not depend on how the driver types them. Every statement runs on the database clock.
 //
 // Bounds every statement of the drain's short transactions, so a claim or a stamp can never outlive
-// the publish round's budget waiting on a lock or a slow plan (docs/decisions/0013-publish-round-budget.md).
+// the publish round's budget waiting on a lock or a slow plan (docs/decisions/0013-publish-round-budget.md);
+// and the transaction's idle time by the same value, so a server that dies without closing its connection
+// (host lost, frozen) leaves no rows locked for the operating system's keepalive of hours: the database ends
+// the session, and the transaction with it (docs/decisions/0087-dead-sessions.md).
 @NamedNativeQuery(name = OutboxEvent.BOUND_STATEMENTS, query = """
-        SELECT set_config('statement_timeout', CAST(?1 AS text), true)
+        SELECT set_config('statement_timeout', CAST(?1 AS text), true),
+               set_config('idle_in_transaction_session_timeout', CAST(?1 AS text), true)
         """)
 // The claim transaction's bound, with two planner choices in the same round trip. A queue table's right
 // plan is always the ordered scan of the pending index, stopping at the batch size. Right after a burst
 // of inserts the statistics still describe a small table and the planner would bitmap-scan and sort
 // every pending row instead (measured: 20 ms per claim at 10,000 pending rows, growing with the
 // backlog). JIT never pays off for a 100-row claim, and a plan whose cost a planner setting inflated
-// would trigger it (measured: 190 ms of compilation per claim). Set locally: all three end with the
-// claim transaction.
+// would trigger it (measured: 190 ms of compilation per claim). The idle bound as above. Set locally: all
+// four end with the claim transaction.
 @NamedNativeQuery(name = OutboxEvent.BOUND_CLAIM_STATEMENTS, query = """
         SELECT set_config('statement_timeout', CAST(?1 AS text), true),
+               set_config('idle_in_transaction_session_timeout', CAST(?1 AS text), true),
                set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
         """)
 // Due pending rows, free or held by a claim whose lease has ended, in the order they fell due: fresh rows

@@ -21,12 +21,22 @@ class InboxConfigTest {
         config.sendTimeoutMillis = 5_000;
         config.pauseMillis = 5_000;
         config.quorumDeliveryLimit = 20;
+        config.deadSessionSeconds = 150;
         return config;
     }
 
     @Test
     void theShippedDefaultsAreValid() {
         assertThatCode(() -> defaults().validate()).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aDeadSessionBoundOfZeroIsRefusedNamingTheKey() {
+        InboxConfig config = defaults();
+        config.deadSessionSeconds = 0;
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.inbox.dead-session-seconds");
     }
 
     @Test
