@@ -89,6 +89,11 @@ record FaultAccounting(
         String tagged = "customer LIKE ? || '-%'";
         String ours = "(SELECT id FROM " + schema + ".demo_orders WHERE " + tagged + ")";
         try (Connection c = OutboxTable.connect()) {
+            // One snapshot for every count: read one after the other, a shipment committed between two reads
+            // made shipments fewer than the orders shipped (an order "shipped -1 times").
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            c.setAutoCommit(false);
+            c.setReadOnly(true);
             Map<String, OrderLoad.Outcome> outcomes = load.outcomes();
             Set<String> customers = strings(c, "SELECT customer FROM " + schema + ".demo_orders WHERE " + tagged, load);
             long orders = number(c, "SELECT count(*) FROM " + schema + ".demo_orders WHERE " + tagged, load);
