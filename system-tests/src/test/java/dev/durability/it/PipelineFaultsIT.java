@@ -43,6 +43,13 @@ class PipelineFaultsIT {
     private static final Duration SKEW = Duration.ofMinutes(10);
 
     private static final String SECOND = "it-fault";
+    /** The second server's claim lease: what the main server waits before taking over rows it stranded. */
+    private static final Duration SECOND_LEASE = Duration.ofSeconds(30);
+    /**
+     * The stated bound on a takeover beyond the lease: the main server's next poll (1 s), a tick that may be
+     * under way (its budget, 5 s), the claim and the publish, with room for a busy two-core machine.
+     */
+    private static final Duration TAKEOVER = Duration.ofSeconds(30);
     /** The second server's connection pool: small enough for the pool scenario's clients to exhaust it. */
     private static final int SECOND_POOL = 4;
 
@@ -73,7 +80,19 @@ class PipelineFaultsIT {
                         "DB_PORT",
                         Integer.toString(toDatabase.port()),
                         "DB_POOL_MAX",
-                        Integer.toString(SECOND_POOL)));
+                        Integer.toString(SECOND_POOL),
+                        // A short lease, and the timeouts a lease must outlast shortened to fit it, so the main
+                        // server takes over what the second one stranded within the scenario's time.
+                        "DURABILITY_OUTBOX_LEASE_SECONDS",
+                        Long.toString(SECOND_LEASE.toSeconds()),
+                        "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS",
+                        "5000",
+                        "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS",
+                        "2000",
+                        "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS",
+                        "3000",
+                        "DURABILITY_BROKER_CONNECT_TIMEOUT_MS",
+                        "1000"));
         second.withSteppableClock();
     }
 
@@ -157,6 +176,93 @@ class PipelineFaultsIT {
                 bothServers(),
                 0,
                 tag -> cut(toDatabase));
+        assertHoldsTheContract(accounting);
+    }
+
+    /**
+     * The second server's path to PostgreSQL turns into a black hole (nothing passes, nothing is closed: a host
+     * lost, a failover) while it holds claimed rows, and stays so past its lease. The main server publishes those
+     * rows within the lease and the stated bound, with the path still dead; its consumers are not held up by the
+     * second server's dead sessions (their transactions end within their idle bounds, docs/decisions/0087); once
+     * the path is back, nothing is lost and every duplicate is a lease recovery.
+     */
+    @Test
+    void theDatabaseBlackHoledUnderOneOfTwoServersPastItsLease() throws Exception {
+        bothServers();
+        OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+        String stranded = "published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?";
+        FaultAccounting accounting = run(
+                "network to PostgreSQL a black hole for longer than the lease (one of two servers, load on the other)",
+                List.of(Coordinates.mainServer()),
+                0,
+                tag -> {
+                    boolean holding = false;
+                    try {
+                        // The black hole must open while the second server holds a claim it has not stamped.
+                        for (int attempt = 0; attempt < 10 && !holding; attempt++) {
+                            await("rows claimed by the second server and not stamped")
+                                    .atMost(Duration.ofSeconds(30))
+                                    .pollInterval(Duration.ofMillis(20))
+                                    .until(() -> outbox.count(stranded, SECOND) > 0);
+                            toDatabase.partition();
+                            Thread.sleep(300); // a stamp already past the relay lands now
+                            holding = outbox.count(stranded, SECOND) > 0;
+                            if (!holding) {
+                                toDatabase.heal();
+                            }
+                        }
+                        assertThat(holding)
+                                .as("the second server held a claim when its path died")
+                                .isTrue();
+                        await("the main server publishes what the second one stranded, the path still dead")
+                                .atMost(SECOND_LEASE.plus(TAKEOVER))
+                                .pollInterval(Duration.ofMillis(500))
+                                .until(() -> outbox.count(stranded, SECOND) == 0);
+                    } finally {
+                        toDatabase.heal();
+                    }
+                });
+        assertHoldsTheContract(accounting);
+    }
+
+    /**
+     * The second server's path to RabbitMQ turns into a black hole while it drains and consumes. Its unconfirmed
+     * claims are released when their confirms time out (its path to the database works) and the main server
+     * publishes them; the broker gives up on its silent connection after two missed heartbeats and hands the
+     * deliveries it held to the main server's consumer. Both within stated bounds, the path still dead; once it
+     * is back, nothing is lost and every duplicate is explained.
+     */
+    @Test
+    void theBrokerBlackHoledUnderOneOfTwoServers() throws Exception {
+        bothServers();
+        OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
+        String stranded = "published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?";
+        // The broker's heartbeat, as the server asks for it (durability.broker.heartbeat-seconds).
+        Duration heartbeat = Duration.ofSeconds(30);
+        FaultAccounting accounting = run(
+                "network to RabbitMQ a black hole past two heartbeats (one of two servers, load on the other)",
+                List.of(Coordinates.mainServer()),
+                0,
+                tag -> {
+                    ConsumerTables tables = new ConsumerTables(Coordinates.mainSchema());
+                    String unshipped = "o.customer LIKE ? AND o.placed_at < ? AND NOT EXISTS (SELECT 1 FROM "
+                            + Coordinates.mainSchema() + ".demo_shipments s WHERE s.order_id = o.id)";
+                    // This machine's clock, the database's too.
+                    java.sql.Timestamp opened = java.sql.Timestamp.from(java.time.Instant.now());
+                    toBroker.partition();
+                    try {
+                        await("the second server's unconfirmed claims released and published by the main one")
+                                .atMost(Duration.ofSeconds(5).plus(TAKEOVER))
+                                .pollInterval(Duration.ofMillis(500))
+                                .until(() -> outbox.count(stranded, SECOND) == 0);
+                        await("every order placed before the black hole shipped, the path still dead")
+                                .atMost(heartbeat.multipliedBy(2).plus(TAKEOVER))
+                                .pollInterval(Duration.ofSeconds(1))
+                                .until(() -> tables.count("demo_orders o", unshipped, tag + "-%", opened) == 0);
+                    } finally {
+                        toBroker.heal();
+                    }
+                });
         assertHoldsTheContract(accounting);
     }
 
