@@ -68,6 +68,9 @@ public class ReplayJobTimer {
     private final AtomicBoolean working = new AtomicBoolean();
     private volatile boolean stopping;
 
+    /** The last problem logged at WARNING; repeats of it go to FINE, so an outage is one line, not one a second. */
+    private volatile String lastProblem;
+
     @PostConstruct
     void schedule() {
         long interval = POLL_INTERVAL.toMillis();
@@ -106,6 +109,7 @@ public class ReplayJobTimer {
             Optional<TakenReplayJob> taken = jobs.take(service.instanceName());
             if (taken.isEmpty()) {
                 transaction.commit();
+                lastProblem = null;
                 return false;
             }
             TakenReplayJob job = taken.get();
@@ -117,11 +121,12 @@ public class ReplayJobTimer {
                 auditEnd(job.id(), ReplayJobStatus.DONE);
             }
             transaction.commit();
+            lastProblem = null;
             return true;
         } catch (Exception e) {
             rollback();
             if (jobId == null) {
-                LOG.log(Level.WARNING, "replay jobs: could not take a job, trying again on the next tick", e);
+                logOnce("replay jobs: could not take a job, trying again on the next tick", e);
                 return false;
             }
             recordFailure(jobId, e);
@@ -160,6 +165,16 @@ public class ReplayJobTimer {
                 AdminAudit.REPLAY,
                 outcome,
                 job.toAuditJson().build());
+    }
+
+    private void logOnce(String message, Exception failure) {
+        String problem = message + ": " + rootMessage(failure);
+        if (problem.equals(lastProblem)) {
+            LOG.log(Level.FINE, message, failure);
+        } else {
+            lastProblem = problem;
+            LOG.log(Level.WARNING, message, failure);
+        }
     }
 
     private void rollback() {
