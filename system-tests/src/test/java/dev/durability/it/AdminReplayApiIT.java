@@ -416,6 +416,7 @@ class AdminReplayApiIT {
         EventEnvelope held = envelope(type);
         tables.seedOutbox(held, windowStart.plusSeconds(7), State.PUBLISHED);
         URI job;
+        URI next;
         try (Connection lock = OutboxTable.connect()) {
             lock.setAutoCommit(false);
             try (PreparedStatement s = lock.prepareStatement(
@@ -442,11 +443,12 @@ class AdminReplayApiIT {
             adjacent.put("from", windowEnd.toString());
             adjacent.put("to", windowEnd.plusMinutes(1).toString());
             adjacent.put("event_type", type);
-            URI next = AdminReplays.started(replay(AdminTokens.admin(user), adjacent));
-            assertThat(replays.awaitEnd(next, Duration.ofSeconds(30)).getInt("matched"))
-                    .isZero();
+            next = AdminReplays.started(replay(AdminTokens.admin(user), adjacent));
             lock.rollback();
         }
+        // A server works one job at a time, oldest first: the adjacent one after the first.
+        assertThat(replays.awaitEnd(next, Duration.ofSeconds(30)).getInt("matched"))
+                .isZero();
         assertThat(replays.awaitEnd(job, Duration.ofSeconds(30)).getInt("restaged"))
                 .isEqualTo(1);
         assertThat(tables.outbox(held.id()).publication()).isEqualTo(1);
