@@ -28,6 +28,9 @@ GRANT SELECT, INSERT ON :"schema".dead_letter_triage TO :"runtime";
 -- the admin actions' audit, append-only
 GRANT SELECT, INSERT ON :"schema".admin_audit TO :"runtime";
 
+-- replay jobs: started, worked slice by slice, cancelled; kept
+GRANT SELECT, INSERT, UPDATE ON :"schema".replay_job TO :"runtime";
+
 -- the idempotency filter's records: claimed, finalized, renewed, pruned
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".idempotency_responses TO :"runtime";
 -- numbers each claim of a key, fencing a lapsed claim's late writes

@@ -88,7 +88,24 @@ class AdminPagesIT {
             assertThat(tables.outbox(published.get(0).id()).publication()).isZero();
 
             browser.driver().findElement(By.id("replay:confirm")).click();
-            browser.waitForText(By.id("done-restaged"), "3");
+            String job = browser.waitFor(By.id("started-job")).getText();
+            assertThat(browser.driver()
+                            .findElement(By.id("started-restageable"))
+                            .getText())
+                    .isEqualTo("3");
+            // The jobs table shows its progress; Refresh reads it again until the job is done.
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        browser.driver().findElement(By.id("jobs:refresh")).click();
+                        return jobCell(browser, job, "job-state").equals("done");
+                    });
+            assertThat(jobCell(browser, job, "job-restaged")).isEqualTo("3");
+            assertThat(jobCell(browser, job, "job-pending")).isEqualTo("1");
+            assertThat(jobCell(browser, job, "job-matched")).isEqualTo("4");
+            assertThat(browser.driver().findElements(By.cssSelector("tr.job[data-job='" + job + "'] .job-cancel")))
+                    .as("no cancel for a job that ended")
+                    .isEmpty();
             browser.screenshot("admin-replay-done");
 
             queue.awaitArrivalOf(published, Duration.ofSeconds(30));
@@ -105,7 +122,9 @@ class AdminPagesIT {
         List<AdminTables.AuditRow> mine = tables.auditOf(OPERATOR).stream()
                 .filter(row -> row.details().contains(type))
                 .toList();
-        assertThat(mine).extracting(AdminTables.AuditRow::action).containsExactly("replay-preview", "replay");
+        assertThat(mine)
+                .extracting(row -> row.action() + " " + row.outcome())
+                .containsExactly("replay-preview done", "replay started", "replay done");
         assertThat(mine).allSatisfy(row -> assertThat(row.channel()).isEqualTo("form"));
     }
 
@@ -305,6 +324,14 @@ class AdminPagesIT {
 
     private HttpRequest form(String path, Map<String, String> fields) {
         return AdminForms.post(server, path, fields);
+    }
+
+    /** The text of one cell of a replay job's row in the jobs table (empty while the page does not show the job). */
+    private static String jobCell(AdminBrowser browser, String job, String cell) {
+        return browser.driver().findElements(By.cssSelector("tr.job[data-job='" + job + "'] ." + cell)).stream()
+                .map(WebElement::getText)
+                .findFirst()
+                .orElse("");
     }
 
     /** The table row of one dead letter, or null while the page does not show it. */

@@ -11,6 +11,8 @@ import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -43,6 +45,8 @@ class AdminReplayApiIT {
             .minusSeconds(ThreadLocalRandom.current().nextInt(86_400))
             .truncatedTo(ChronoUnit.SECONDS);
     private final OffsetDateTime windowEnd = windowStart.plusMinutes(1);
+
+    private final AdminReplays replays = new AdminReplays(admin, user);
 
     @AfterEach
     void removeBackedOffRows() throws Exception {
@@ -83,10 +87,17 @@ class AdminReplayApiIT {
             assertThat(oneType.getInt("restageable")).isEqualTo(3);
             assertThat(oneType.getString("event_type")).isEqualTo(alpha);
 
-            JsonObject real = ok(replay(AdminTokens.admin(user), window(Map.of("event_type", alpha))));
+            HttpResponse<String> accepted = replay(AdminTokens.admin(user), window(Map.of("event_type", alpha)));
+            URI job = AdminReplays.started(accepted);
+            assertThat(Http.json(accepted).getString("state")).isIn("running", "done");
+            JsonObject real = replays.awaitEnd(job, Duration.ofSeconds(30));
+            assertThat(real.getString("state")).isEqualTo("done");
             assertThat(real.getInt("matched")).isEqualTo(4);
             assertThat(real.getInt("restaged")).isEqualTo(3);
-            assertThat(real.getBoolean("dry_run")).isFalse();
+            assertThat(real.getInt("pending")).isEqualTo(1);
+            assertThat(real.getString("event_type")).isEqualTo(alpha);
+            assertThat(real.getString("started_by")).isEqualTo(user);
+            assertThat(OffsetDateTime.parse(real.getString("from"))).isEqualTo(windowStart);
 
             queue.awaitArrivalOf(List.of(published1, published2, unroutable), Duration.ofSeconds(30));
             for (EventEnvelope replayed : List.of(published1, published2, unroutable)) {
@@ -112,14 +123,17 @@ class AdminReplayApiIT {
                             outside.id().toString());
         }
 
+        // The job's start and its end, with its counts.
         List<AdminTables.AuditRow> audit = tables.auditOf(user);
         assertThat(audit)
-                .extracting(AdminTables.AuditRow::action)
-                .containsExactly("replay-preview", "replay-preview", "replay");
-        assertThat(audit)
-                .allSatisfy(row -> assertThat(row.channel()).isEqualTo("bearer"))
-                .allSatisfy(row -> assertThat(row.outcome()).isEqualTo("done"));
-        assertThat(audit.get(2).details()).contains("\"restaged\": 3").contains(alpha);
+                .extracting(row -> row.action() + " " + row.outcome())
+                .containsExactly("replay-preview done", "replay-preview done", "replay started", "replay done");
+        assertThat(audit).allSatisfy(row -> assertThat(row.channel()).isEqualTo("bearer"));
+        assertThat(audit.get(2).details()).contains("\"restageable\": 3").contains(alpha);
+        assertThat(audit.get(3).details())
+                .contains("\"restaged\": 3")
+                .contains("\"pending\": 1")
+                .contains(alpha);
     }
 
     @Test
@@ -130,7 +144,9 @@ class AdminReplayApiIT {
         tables.seedOutbox(published, windowStart.plusSeconds(5), State.PUBLISHED);
         tables.seedOutbox(unroutable, windowStart.plusSeconds(6), State.UNROUTABLE);
         try (EventQueue nowBound = new EventQueue(type)) {
-            JsonObject result = ok(replay(AdminTokens.admin(user), window(Map.of("scope", "unroutable"))));
+            JsonObject result = replays.awaitEnd(
+                    AdminReplays.started(replay(AdminTokens.admin(user), window(Map.of("scope", "unroutable")))),
+                    Duration.ofSeconds(30));
             assertThat(result.getInt("matched")).isEqualTo(1);
             assertThat(result.getInt("restaged")).isEqualTo(1);
             assertThat(result.getString("scope")).isEqualTo("unroutable");
@@ -163,7 +179,8 @@ class AdminReplayApiIT {
         justThisEvent.put("from", createdAt.toString());
         justThisEvent.put("to", createdAt.plusNanos(1_000).toString());
         justThisEvent.put("event_type", "order.placed");
-        JsonObject result = ok(replay(AdminTokens.admin(user), justThisEvent));
+        JsonObject result = replays.awaitEnd(
+                AdminReplays.started(replay(AdminTokens.admin(user), justThisEvent)), Duration.ofSeconds(30));
         assertThat(result.getInt("restaged")).isEqualTo(1);
 
         await().atMost(Duration.ofSeconds(30))
@@ -241,9 +258,12 @@ class AdminReplayApiIT {
     @Test
     void anEventTypeThatLooksLikeSqlIsJustAStringThatMatchesNothing() throws Exception {
         tables.seedOutbox(envelope(prefix + ".delta"), windowStart.plusSeconds(10), State.PUBLISHED);
-        JsonObject result = ok(replay(
-                AdminTokens.admin(user),
-                window(Map.of("event_type", "x' OR '1'='1'; DELETE FROM event_outbox; --", "dry_run", "false"))));
+        JsonObject result = replays.awaitEnd(
+                AdminReplays.started(replay(
+                        AdminTokens.admin(user),
+                        window(Map.of(
+                                "event_type", "x' OR '1'='1'; DELETE FROM event_outbox; --", "dry_run", "false")))),
+                Duration.ofSeconds(30));
         assertThat(result.getInt("matched")).isZero();
         assertThat(result.getInt("restaged")).isZero();
         assertThat(result.getString("event_type")).isEqualTo("x' OR '1'='1'; DELETE FROM event_outbox; --");
@@ -372,15 +392,76 @@ class AdminReplayApiIT {
                 .build();
         HttpResponse<String> first = Http.send(request);
         HttpResponse<String> retry = Http.send(request);
-        assertThat(first.statusCode()).isEqualTo(200);
-        assertThat(Http.json(first).getInt("restaged")).isEqualTo(1);
-        assertThat(retry.statusCode()).isEqualTo(200);
+        URI job = AdminReplays.started(first);
+        assertThat(retry.statusCode()).isEqualTo(202);
         assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Location")).hasValue(job.toString());
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(replays.awaitEnd(job, Duration.ofSeconds(30)).getInt("restaged"))
+                .isEqualTo(1);
         assertThat(tables.outbox(published.id()).publication()).isEqualTo(1);
         assertThat(tables.auditOf(user))
-                .extracting(AdminTables.AuditRow::action)
-                .containsExactly("replay");
+                .extracting(row -> row.action() + " " + row.outcome())
+                .containsExactly("replay started", "replay done");
+    }
+
+    /**
+     * One job per overlapping window: while a job runs (its first slice held here on a row lock), a second request
+     * for an overlapping window is refused with 409 naming it and changes nothing; an adjacent window is not
+     * overlapping. The job's resource answers while it runs; an unknown job is a 404.
+     */
+    @Test
+    void aSecondReplayOfAnOverlappingWindowIsRefusedWhileTheFirstRuns() throws Exception {
+        String type = prefix + ".zeta";
+        EventEnvelope held = envelope(type);
+        tables.seedOutbox(held, windowStart.plusSeconds(7), State.PUBLISHED);
+        URI job;
+        URI next;
+        try (Connection lock = OutboxTable.connect()) {
+            lock.setAutoCommit(false);
+            try (PreparedStatement s = lock.prepareStatement(
+                    "SELECT 1 FROM " + Coordinates.mainSchema() + ".event_outbox WHERE id = ? FOR UPDATE")) {
+                s.setObject(1, held.id());
+                s.executeQuery().close();
+            }
+            job = AdminReplays.started(replay(AdminTokens.admin(user), window(Map.of("event_type", type))));
+            JsonObject running = replays.job(job);
+            assertThat(running.getString("state")).isEqualTo("running");
+            assertThat(running.getInt("restaged")).isZero();
+
+            Map<String, String> overlapping = new LinkedHashMap<>();
+            overlapping.put("from", windowStart.plusSeconds(30).toString());
+            overlapping.put("to", windowEnd.plusHours(1).toString());
+            HttpResponse<String> refused = replay(AdminTokens.admin(user), overlapping);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(Http.json(refused).getString("type"))
+                    .isEqualTo("https://durability.dev/problems/admin/replay-running");
+            assertThat(Http.json(refused).getString("detail")).contains(running.getString("id"));
+
+            Map<String, String> adjacent = new LinkedHashMap<>();
+            adjacent.put("from", windowEnd.toString());
+            adjacent.put("to", windowEnd.plusMinutes(1).toString());
+            adjacent.put("event_type", type);
+            next = AdminReplays.started(replay(AdminTokens.admin(user), adjacent));
+            lock.rollback();
+        }
+        // A server works one job at a time, oldest first: the adjacent one after the first.
+        assertThat(replays.awaitEnd(next, Duration.ofSeconds(30)).getInt("matched"))
+                .isZero();
+        assertThat(replays.awaitEnd(job, Duration.ofSeconds(30)).getInt("restaged"))
+                .isEqualTo(1);
+        assertThat(tables.outbox(held.id()).publication()).isEqualTo(1);
+        assertThat(tables.auditOf(user))
+                .extracting(row -> row.action() + " " + row.outcome())
+                .containsExactly("replay started", "replay refused", "replay started", "replay done", "replay done");
+
+        HttpResponse<String> unknown = replays.get(URI.create("/admin/events/replay/jobs/" + UUID.randomUUID()));
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(Http.json(unknown).getString("type")).isEqualTo("https://durability.dev/problems/admin/not-found");
+        assertThat(replays.get(URI.create("/admin/events/replay/jobs/not-a-uuid"))
+                        .statusCode())
+                .isEqualTo(404);
     }
 
     /** On the test server's development profile: the shipped configuration serves no /openapi (decision 0062). */

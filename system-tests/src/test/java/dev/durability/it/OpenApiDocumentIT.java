@@ -91,6 +91,8 @@ class OpenApiDocumentIT {
         assertThat(requirements)
                 .containsOnly(
                         Map.entry("POST /admin/events/replay", List.of("adminBearer")),
+                        Map.entry("GET /admin/events/replay/jobs/{id}", List.of("adminBearer")),
+                        Map.entry("DELETE /admin/events/replay/jobs/{id}", List.of("adminBearer")),
                         Map.entry("POST /api/orders", List.of("ordersBasic")),
                         Map.entry("POST /api/orders/bulk", List.of("ordersBasic")),
                         Map.entry("GET /api/orders/{id}", List.of("ordersBasic")));

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.durability.envelope.EventEnvelope;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import jakarta.json.Json;
+import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -197,8 +198,19 @@ class TracingIT {
         await("the order's row published").atMost(EXPORTED).until(() -> published(UUID.fromString(eventId)));
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         HttpResponse<String> answer = replay(now.minusMinutes(5), now.plusMinutes(1));
-        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-        assertThat(Http.json(answer).getInt("restaged")).isPositive();
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(202);
+        URI job = URI.create(answer.headers().firstValue("Location").orElseThrow());
+        await("the replay job done")
+                .atMost(EXPORTED)
+                .until(
+                        () -> Http.json(Http.send(
+                                HttpRequest.newBuilder(server.httpsUri().resolve(job.getPath()))
+                                        .timeout(Duration.ofSeconds(30))
+                                        .header("Authorization", "Bearer " + AdminTokens.admin("tracing-it"))
+                                        .GET()
+                                        .build())),
+                        state -> state.getString("state").equals("done"));
+        assertThat(Http.json(answer).getInt("matched")).isPositive();
 
         OtlpReceiver.Received replay =
                 awaitSpan("the replay span", s -> s.name().equals("replay"));

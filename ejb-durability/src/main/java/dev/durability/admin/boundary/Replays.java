@@ -4,8 +4,10 @@ import dev.durability.admin.control.AdminActionRefused;
 import dev.durability.admin.control.AdminActionRefused.Reason;
 import dev.durability.admin.control.AdminAudit;
 import dev.durability.admin.control.Channel;
+import dev.durability.admin.control.ReplayJobs;
 import dev.durability.admin.control.ReplayOutcome;
 import dev.durability.admin.control.ReplayRequest;
+import dev.durability.admin.entity.ReplayJobStatus;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.ReplayCount;
 import dev.durability.retention.control.RetentionConfig;
@@ -17,18 +19,24 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
+import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.util.List;
+import java.util.UUID;
 
 /**
- * Replays a window of the outbox (docs/admin.md): counts it and, unless it is a dry run, re-stages its
- * published and unroutable rows with one UPDATE, in one container transaction (required) with the audit row.
- * The drains pick the rows up as they do freshly staged ones; consumers that already processed an event
- * count a duplicate, those that had given up on it run it again.
+ * Replays a window of the outbox (docs/admin.md): counts it and, unless it is a dry run, starts a replay job that
+ * {@link ReplayJobTimer} restages in slices (docs/decisions/0084-replay-as-a-job.md). The drains pick the rows up
+ * as they do freshly staged ones; consumers that already processed an event count a duplicate, those that had given
+ * up on it run it again. Each call is one container transaction (required) with its audit row.
  */
 @Stateless
 @RolesAllowed(AdminRole.NAME)
 public class Replays {
+
+    /** The most jobs the admin page lists. */
+    public static final int LISTED_JOBS = 20;
 
     @PersistenceContext(unitName = "durability")
     EntityManager em;
@@ -45,10 +53,15 @@ public class Replays {
     @Inject
     MessagingSpans spans;
 
+    @Inject
+    ReplayJobs jobs;
+
     /**
-     * Replays the window the parameters describe, exactly as the operator gave them.
+     * Counts the window the parameters describe, exactly as the operator gave them, and unless it is a dry run
+     * starts its job.
      *
-     * @throws AdminActionRefused for a missing, unparsable, inverted or too old window (audited, nothing changed)
+     * @throws AdminActionRefused for a missing, unparsable, inverted or too old window, or one overlapping the window
+     *     of a running job (audited, nothing changed)
      */
     public ReplayOutcome replay(
             String from, String to, String eventType, String scope, String dryRun, Channel channel) {
@@ -87,32 +100,91 @@ public class Replays {
             audit.refused(principal, channel, action, request.toJson().build(), refusal.getMessage());
             throw refusal;
         }
-        long restaged = request.dryRun() ? 0 : restage(request, onlyUnroutable);
-        ReplayOutcome outcome = new ReplayOutcome(request, count.matched(), count.restageable(), restaged);
-        audit.done(principal, channel, action, outcome.toJson());
-        return outcome;
+        if (request.dryRun()) {
+            ReplayOutcome preview = new ReplayOutcome(request, count.matched(), count.restageable(), null);
+            audit.done(principal, channel, action, preview.toJson());
+            return preview;
+        }
+        ReplayJobs.StartedOrRunning start = start(request, principal, channel, count.matched());
+        if (start.running() != null) {
+            ReplayJobStatus running = start.running();
+            var refusal = new AdminActionRefused(
+                    Reason.REPLAY_RUNNING,
+                    "replay job " + running.id() + " is running on an overlapping window (" + running.from() + " to "
+                            + running.to() + ", started by " + running.startedBy()
+                            + "): one job per window at a time; wait for it to end or cancel it");
+            audit.refused(
+                    principal,
+                    channel,
+                    action,
+                    request.toJson().add("running_job", running.id()).build(),
+                    refusal.getMessage());
+            throw refusal;
+        }
+        ReplayOutcome started = new ReplayOutcome(request, count.matched(), count.restageable(), start.started());
+        audit.outcome(principal, channel, action, "started", started.toJson());
+        return started;
+    }
+
+    /** A job, as its resource and the admin page show it. */
+    public ReplayJobStatus job(String id) {
+        return jobs.status(jobId(id))
+                .orElseThrow(() -> new AdminActionRefused(Reason.NOT_FOUND, "there is no replay job " + id));
+    }
+
+    /** The most recently started jobs, newest first. */
+    public List<ReplayJobStatus> recentJobs() {
+        return jobs.recent(LISTED_JOBS);
     }
 
     /**
-     * Restages the window under the replay's span, a child of the operator's request: the rows keep their own trace,
-     * and each one's next publish span links to the replay (docs/decisions/0077-trace-context-with-mp-telemetry.md).
+     * Asks a running job to stop after the slice it is in (waiting for that slice to commit): it keeps what it
+     * restaged, and its end is audited when it stops.
+     *
+     * @throws AdminActionRefused when there is no such job or it ended already (audited)
      */
-    private long restage(ReplayRequest request, boolean onlyUnroutable) {
+    public ReplayJobStatus cancel(String id, Channel channel) {
+        String principal = session.getCallerPrincipal().getName();
+        var details =
+                Json.createObjectBuilder().add("job", AdminAudit.storable(id.length() > 64 ? id.substring(0, 64) : id));
+        ReplayJobStatus job;
+        try {
+            job = job(id);
+            if (!jobs.requestCancel(job.id(), principal)) {
+                throw new AdminActionRefused(
+                        Reason.REPLAY_ENDED, "replay job " + job.id() + " ended already: it is " + job.state());
+            }
+        } catch (AdminActionRefused e) {
+            audit.refused(principal, channel, AdminAudit.REPLAY_CANCEL, details.build(), e.getMessage());
+            throw e;
+        }
+        audit.done(principal, channel, AdminAudit.REPLAY_CANCEL, details.build());
+        return jobs.status(job.id()).orElseThrow();
+    }
+
+    /**
+     * Starts the job under the replay's span, a child of the operator's request: the rows keep their own trace, and
+     * each one's next publish span links to the replay (docs/decisions/0077-trace-context-with-mp-telemetry.md).
+     */
+    private ReplayJobs.StartedOrRunning start(ReplayRequest request, String principal, Channel channel, long matched) {
         Span span = spans.replay("replay");
         try {
-            long restaged = em.createNamedQuery(OutboxEvent.REPLAY, Long.class)
-                    .setParameter(1, ReplayRequest.rfc3339(request.from()))
-                    .setParameter(2, ReplayRequest.rfc3339(request.to()))
-                    .setParameter(3, request.eventType())
-                    .setParameter(4, onlyUnroutable)
-                    .setParameter(
-                            5,
-                            TraceContext.of(span).map(TraceContext::traceparent).orElse(null))
-                    .getSingleResult();
-            span.setAttribute(MessagingSpans.RESTAGED, restaged);
-            return restaged;
+            return jobs.start(
+                    request,
+                    principal,
+                    channel,
+                    matched,
+                    TraceContext.of(span).map(TraceContext::traceparent).orElse(null));
         } finally {
             span.end();
+        }
+    }
+
+    private static String jobId(String id) {
+        try {
+            return UUID.fromString(id == null ? "" : id.strip()).toString();
+        } catch (IllegalArgumentException e) {
+            throw new AdminActionRefused(Reason.NOT_FOUND, "there is no replay job with that id: job ids are UUIDs");
         }
     }
 

@@ -19,7 +19,11 @@ public class AdminActionRefused extends RuntimeException {
         /** The dead letter named does not exist (any more). */
         NOT_FOUND,
         /** The dead letter holds nothing that can be re-staged. */
-        NOT_REDRIVABLE
+        NOT_REDRIVABLE,
+        /** A replay job of an overlapping window is running: one job per window at a time. */
+        REPLAY_RUNNING,
+        /** The replay job asked to stop has ended already. */
+        REPLAY_ENDED
     }
 
     private final Reason reason;

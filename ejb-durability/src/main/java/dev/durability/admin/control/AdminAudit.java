@@ -23,6 +23,7 @@ public class AdminAudit {
     public static final String REPLAY = "replay";
 
     public static final String REPLAY_PREVIEW = "replay-preview";
+    public static final String REPLAY_CANCEL = "replay-cancel";
     public static final String REDRIVE = "redrive";
     public static final String KNOWN_BAD = "known-bad";
 
@@ -34,6 +35,14 @@ public class AdminAudit {
 
     public void done(String principal, Channel channel, String action, JsonObject details) {
         record(principal, channel, action, "done", details);
+    }
+
+    /**
+     * A step of a long-running action with its own outcome: a replay job's start ({@code started}) and its end
+     * ({@code done}, {@code cancelled}, {@code failed}), written in the transaction that started or ended it.
+     */
+    public void outcome(String principal, Channel channel, String action, String outcome, JsonObject details) {
+        record(principal, channel, action, outcome, details);
     }
 
     public void refused(String principal, Channel channel, String action, JsonObject details, String message) {

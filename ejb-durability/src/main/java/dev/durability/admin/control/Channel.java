@@ -11,6 +11,16 @@ public enum Channel {
         this.column = column;
     }
 
+    /** The channel a stored value names. */
+    public static Channel of(String column) {
+        for (Channel channel : values()) {
+            if (channel.column.equals(column)) {
+                return channel;
+            }
+        }
+        throw new IllegalArgumentException("no channel " + column);
+    }
+
     /** The value of {@code admin_audit.channel}. */
     public String column() {
         return column;

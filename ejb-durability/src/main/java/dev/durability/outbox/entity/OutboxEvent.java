@@ -73,6 +73,17 @@ import java.util.UUID;
                             @ColumnResult(name = "retained_since", type = String.class)
                         }))
 @SqlResultSetMapping(
+        name = OutboxEvent.REPLAY_SLICE_RESULT,
+        classes =
+                @ConstructorResult(
+                        targetClass = ReplaySlice.class,
+                        columns = {
+                            @ColumnResult(name = "seen", type = Long.class),
+                            @ColumnResult(name = "restaged", type = Long.class),
+                            @ColumnResult(name = "last_created_at", type = String.class),
+                            @ColumnResult(name = "last_id", type = String.class)
+                        }))
+@SqlResultSetMapping(
         name = OutboxEvent.REDRIVEN_ROW,
         classes =
                 @ConstructorResult(
@@ -230,24 +241,41 @@ import java.util.UUID;
            AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
            AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
         """)
-// Re-stages the published and unroutable rows of a window in one UPDATE: pending again with a fresh start
-// (no attempts, error, claim or backoff) and the next publication generation, which consumers that gave
-// up on an envelope take as a new occurrence. Pending rows are left alone: re-staging one would clear the
-// claim a drain is publishing it under. Same parameters as the preview, but ?5 is the replay span's traceparent
-// (null when nothing traces), which the rows' next publish spans link to; their own trace context is kept.
-@NamedNativeQuery(name = OutboxEvent.REPLAY, query = """
-        WITH restaged AS (
-            UPDATE event_outbox
-               SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL,
-                   last_attempt_at = NULL, next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL,
-                   lease_until = NULL, claimed_by = NULL, publication = publication + 1,
-                   replay_traceparent = CAST(?5 AS text)
+// One slice of a replay job (docs/decisions/0084-replay-as-a-job.md): the next ?8 rows of the window in
+// (created_at, id) order after the job's position (?6, ?7: the last row an earlier slice looked at; '-infinity'
+// and the nil UUID for the first slice), re-staged when they are published or unroutable: pending again with a
+// fresh start (no attempts, error, claim or backoff) and the next publication generation, which consumers that
+// gave up on an envelope take as a new occurrence. Pending rows are counted and left alone: re-staging one would
+// clear the claim a drain is publishing it under. ?1 is the slice's lower bound on created_at (the window's start,
+// or the position's created_at, so each slice starts its index range where the last one stopped), ?2 the window's
+// end, ?3 the event type or null for all, ?4 true for only the rows that came back unroutable, ?5 the replay
+// span's traceparent (null when nothing traces), which the rows' next publish spans link to. Answers how many
+// rows the slice looked at and restaged and the position after it (null when it looked at none).
+@NamedNativeQuery(name = OutboxEvent.REPLAY_SLICE, resultSetMapping = OutboxEvent.REPLAY_SLICE_RESULT, query = """
+        WITH slice AS (
+            SELECT id, created_at, (published_at IS NOT NULL OR unroutable_at IS NOT NULL) AS restageable
+              FROM event_outbox
              WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
+               AND (created_at, id) > (CAST(?6 AS timestamptz), CAST(?7 AS uuid))
                AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
                AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
-               AND (published_at IS NOT NULL OR unroutable_at IS NOT NULL)
-            RETURNING 1)
-        SELECT count(*) FROM restaged
+             ORDER BY created_at, id
+             LIMIT ?8),
+        restaged AS (
+            UPDATE event_outbox o
+               SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL,
+                   last_attempt_at = NULL, next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL,
+                   lease_until = NULL, claimed_by = NULL, publication = o.publication + 1,
+                   replay_traceparent = CAST(?5 AS text)
+              FROM slice s
+             WHERE o.id = s.id AND s.restageable
+               AND (o.published_at IS NOT NULL OR o.unroutable_at IS NOT NULL)
+            RETURNING 1),
+        last AS (
+            SELECT created_at, id FROM slice ORDER BY created_at DESC, id DESC LIMIT 1)
+        SELECT (SELECT count(*) FROM slice) AS seen, (SELECT count(*) FROM restaged) AS restaged,
+               (SELECT CAST(created_at AS text) FROM last) AS last_created_at,
+               (SELECT CAST(id AS text) FROM last) AS last_id
         """)
 // Redrive: resets the outbox row of envelope ?1 as a replay resets it (publication + 1), when this outbox staged
 // it no more than ?2 days ago (0: retention keeps rows forever). The staging time bounds it, not the dead letter's:
@@ -289,13 +317,14 @@ public class OutboxEvent {
     public static final String RELEASE_UNTRIED = "OutboxEvent.releaseUntried";
     public static final String PENDING_STATUS = "OutboxEvent.pendingStatus";
     public static final String REPLAY_PREVIEW = "OutboxEvent.replayPreview";
-    public static final String REPLAY = "OutboxEvent.replay";
+    public static final String REPLAY_SLICE = "OutboxEvent.replaySlice";
     public static final String REDRIVE = "OutboxEvent.redrive";
     public static final String RECENT_EVENT_TYPES = "OutboxEvent.recentEventTypes";
     static final String CLAIMED_ROW = "OutboxEvent.claimedRow";
     static final String PUBLISHED_ROW = "OutboxEvent.publishedRow";
     static final String STATUS = "OutboxEvent.status";
     static final String REPLAY_COUNT = "OutboxEvent.replayCount";
+    static final String REPLAY_SLICE_RESULT = "OutboxEvent.replaySliceResult";
     static final String REDRIVEN_ROW = "OutboxEvent.redrivenRow";
 
     /** The longest {@code last_error} kept: enough for a broker's reply text, bounded against runaway messages. */

@@ -1,7 +1,7 @@
 package dev.durability.outbox.entity;
 
 /**
- * What a replay window holds, counted by the same statement that re-stages it (or, on a dry run, instead of it).
+ * What a replay window holds, counted before a replay starts (the preview, and the count a job starts with).
  *
  * @param matched rows created in the window, in scope
  * @param restageable the matched rows a replay re-stages: published or unroutable (the others are still pending,

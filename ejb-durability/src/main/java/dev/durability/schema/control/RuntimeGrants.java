@@ -57,6 +57,8 @@ public final class RuntimeGrants {
                     List.of(new Grant(Kind.COLUMN, "dead_letter_audit", "id", "UPDATE")),
                     table("dead_letter_triage", "SELECT", "INSERT"),
                     table("admin_audit", "SELECT", "INSERT"),
+                    // replay jobs: started, worked slice by slice, cancelled; kept
+                    table("replay_job", "SELECT", "INSERT", "UPDATE"),
                     // the idempotency filter's records: claimed, finalized, renewed, pruned
                     table("idempotency_responses", "SELECT", "INSERT", "UPDATE", "DELETE"),
                     // nextval() numbers each claim of a key, fencing a lapsed claim's late writes

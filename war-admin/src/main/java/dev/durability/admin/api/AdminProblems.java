@@ -19,6 +19,8 @@ final class AdminProblems {
                 problem(422, "window-beyond-retention", "Window reaches past retention", refusal.getMessage());
             case NOT_FOUND -> problem(404, "not-found", "Not found", refusal.getMessage());
             case NOT_REDRIVABLE -> problem(409, "not-redrivable", "Not redrivable", refusal.getMessage());
+            case REPLAY_RUNNING -> problem(409, "replay-running", "Replay running", refusal.getMessage());
+            case REPLAY_ENDED -> problem(409, "replay-ended", "Replay ended", refusal.getMessage());
         };
     }
 

@@ -6,6 +6,7 @@ import dev.durability.admin.control.AdminActionRefused;
 import dev.durability.admin.control.Channel;
 import dev.durability.admin.control.ReplayOutcome;
 import dev.durability.admin.control.ReplayRequest;
+import dev.durability.admin.entity.ReplayJobStatus;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -16,8 +17,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /**
- * The replay page: a preview (a dry run) first, then a confirm that replays exactly the previewed window and
- * scope, whatever the form fields hold by then (the confirm button says what it will replay).
+ * The replay page: a preview (a dry run) first, then a confirm that starts a job for exactly the previewed window
+ * and scope, whatever the form fields hold by then (the confirm button says what it will replay); below, the recent
+ * jobs with their progress, a running one with its cancel button (docs/admin.md).
  */
 @Named
 @ViewScoped
@@ -35,8 +37,9 @@ public class ReplayPage implements Serializable {
     private String eventType;
     private String scope = ReplayRequest.Scope.ALL.parameter();
     private ReplayOutcome preview;
-    private ReplayOutcome done;
+    private ReplayOutcome started;
     private List<String> eventTypes;
+    private List<ReplayJobStatus> jobs;
 
     public ReplayPage() {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
@@ -45,7 +48,7 @@ public class ReplayPage implements Serializable {
     }
 
     public void preview() {
-        done = null;
+        started = null;
         preview = null;
         try {
             preview = replays.replay(from, to, eventType, scope, "true", Channel.FORM);
@@ -61,22 +64,48 @@ public class ReplayPage implements Serializable {
         }
         ReplayRequest request = preview.request();
         try {
-            done = replays.replay(
+            started = replays.replay(
                     ReplayRequest.rfc3339(request.from()),
                     ReplayRequest.rfc3339(request.to()),
                     request.eventType(),
                     request.scope().parameter(),
                     "false",
                     Channel.FORM);
-            Messages.info("Replay done: " + done.restaged() + " events re-staged.");
+            Messages.info(
+                    "Replay job " + started.job().id() + " started: " + started.restageable() + " events to re-stage.");
         } catch (AdminActionRefused e) {
             Messages.error(e.getMessage());
         }
         preview = null;
+        jobs = null;
     }
 
     public void cancel() {
         preview = null;
+    }
+
+    /** Asks a running job to stop after its current slice. */
+    public void cancelJob(String id) {
+        try {
+            ReplayJobStatus job = replays.cancel(id, Channel.FORM);
+            Messages.info("Replay job " + job.id() + " stops after its current slice.");
+        } catch (AdminActionRefused e) {
+            Messages.error(e.getMessage());
+        }
+        jobs = null;
+    }
+
+    /** Read afresh once per request: the jobs' progress as of this page. */
+    public List<ReplayJobStatus> getJobs() {
+        if (jobs == null) {
+            jobs = replays.recentJobs();
+        }
+        return jobs;
+    }
+
+    /** Drops the jobs read for an earlier request of this view, so a refresh shows their progress now. */
+    public void refresh() {
+        jobs = null;
     }
 
     /** Read once per view: the page's suggestions, not a live list. */
@@ -123,7 +152,7 @@ public class ReplayPage implements Serializable {
         return preview;
     }
 
-    public ReplayOutcome getDone() {
-        return done;
+    public ReplayOutcome getStarted() {
+        return started;
     }
 }
