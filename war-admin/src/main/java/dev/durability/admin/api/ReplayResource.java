@@ -20,7 +20,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-/** {@code POST /admin/events/replay}: re-publishes a window of the outbox (docs/admin.md). */
+/** {@code POST <context root>/events/replay}: re-publishes a window of the outbox (docs/admin.md). */
 @Path("/replay")
 public class ReplayResource {
 
