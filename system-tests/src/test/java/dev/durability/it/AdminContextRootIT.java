@@ -21,6 +21,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,51 +33,53 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admin WAR under a context root and an application name of a deployer's choosing (docs/liberty.md): the shared
- * server gets, for this class only, a second application holding the library and the admin WAR (the reference EAR
- * without the demo) named {@code ops-console}, its admin WAR at {@code /ops/durability-admin}, configured as an
- * adopter's server.xml would: its own enterpriseApplication with the role mapping, and durability.admin.api-paths
- * listing its API so that the server reads bearer tokens there. Its consumers are off and its drain has an instance
- * name of its own, so the shared server's tests see nothing of it once it is removed after the class.
+ * The admin WAR under a context root and an application name of a deployer's choosing (docs/liberty.md): a server
+ * of its own (the shared server's copy, on a schema of its own) runs, instead of the reference EAR, that EAR
+ * without the demo as application {@code ops-console}, its admin WAR at {@code /ops/durability-admin}, with
+ * DURABILITY_ADMIN_API_PATHS listing that WAR's API alone, as an adopter's server would set it. Not the shared
+ * server: a second copy of the library there shares its metric names, and removing it unregisters the shared
+ * server's own gauges.
  */
 class AdminContextRootIT {
     private static final String APPLICATION = "ops-console";
     private static final String CONTEXT_ROOT = "/ops/durability-admin";
-    private static final Path SERVER = Path.of(Coordinates.mainServerDir());
-    private static final Path DROPIN = SERVER.resolve("configDropins/overrides/it-ops-console.xml");
-    private static final Path EAR = SERVER.resolve("it-ops-console/ops-console.ear");
+    private static final String SCHEMA = "durability_ops_console";
 
-    private final URI https = Coordinates.mainServerHttps();
-    private final AdminTables tables = new AdminTables(Coordinates.mainSchema());
+    private static LibertyServer server;
+    private static URI https;
+
+    private final AdminTables tables = new AdminTables(SCHEMA);
 
     @BeforeAll
     static void deployTheAdminWarUnderAnotherContextRootAndName() throws Exception {
-        writeEarWithoutDemo(EAR, CONTEXT_ROOT);
-        ServerLog log = ServerLog.ofMainServerFromNow();
-        Files.writeString(DROPIN, """
+        OutboxTable.dropSchema(SCHEMA);
+        server = LibertyServer.copyOfMain(
+                "durability-ops-console",
+                9183,
+                Map.of(
+                        "DB_SCHEMA",
+                        SCHEMA,
+                        "DURABILITY_INSTANCE_NAME",
+                        "it-ops-console",
+                        "DURABILITY_ADMIN_API_PATHS",
+                        CONTEXT_ROOT + "/events/"));
+        https = server.httpsUri();
+        Path ear = server.directory().resolve("apps/ops-console.ear");
+        writeEarWithoutDemo(ear, CONTEXT_ROOT);
+        // The reference application's element, renamed and pointed at the other EAR: its role mapping is an
+        // adopter's (docs/liberty.md).
+        Files.writeString(
+                server.directory().resolve("configDropins/overrides/ops-console.xml"), """
                 <server>
-                  <variable name="durability.admin.api-paths" value="/admin/events/|%s/events/"/>
-                  <enterpriseApplication id="itOpsConsole" name="%s" location="%s">
-                    <classloader commonLibraryRef="postgresql" apiTypeVisibility="+third-party"/>
-                    <appProperties>
-                      <property name="durability.inbox.enabled" value="false"/>
-                      <property name="durability.instance-name" value="it-ops-console"/>
-                    </appProperties>
-                    <application-bnd>
-                      <security-role name="durability-admin">
-                        <group id="opsAdminRegistryGroup" name="${admin.group}"/>
-                        <group id="opsAdminTokenGroup" name="${admin.group}"
-                               access-id="group:${admin.jwt.issuer}/${admin.group}"/>
-                      </security-role>
-                    </application-bnd>
-                  </enterpriseApplication>
+                  <enterpriseApplication id="durability" name="%s" location="%s"/>
                 </server>
-                """.formatted(CONTEXT_ROOT, APPLICATION, EAR));
-        await("application " + APPLICATION + " started on the shared server")
+                """.formatted(APPLICATION, ear));
+        server.start();
+        await("application " + APPLICATION + " started")
                 .atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> {
-                    String text = log.text();
+                    String text = server.messagesLog();
                     if (text.contains("CWWKZ0002E")
                             || text.contains("CWWKZ0004E")
                             || text.contains("CWWKZ0012I: The application " + APPLICATION + " was not started")) {
@@ -87,15 +90,11 @@ class AdminContextRootIT {
     }
 
     @AfterAll
-    static void removeIt() throws Exception {
-        ServerLog log = ServerLog.ofMainServerFromNow();
-        if (Files.deleteIfExists(DROPIN)) {
-            await("application " + APPLICATION + " removed from the shared server")
-                    .atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(500))
-                    .until(() -> log.text().contains("CWWKZ0009I: The application " + APPLICATION + " has stopped"));
+    static void stopIt() throws Exception {
+        if (server != null) {
+            server.close();
         }
-        Files.deleteIfExists(EAR);
+        OutboxTable.dropSchema(SCHEMA);
     }
 
     @Test
@@ -171,10 +170,10 @@ class AdminContextRootIT {
     @Test
     void anAdminWarWhoseApiTheServerWouldNotReadTokensOnDoesNotStartAndSaysWhy() throws Exception {
         String unlisted = "/ops/unlisted-admin";
-        Path ear = SERVER.resolve("it-ops-console/unlisted.ear");
-        Path dropin = SERVER.resolve("configDropins/overrides/it-ops-unlisted.xml");
+        Path ear = server.directory().resolve("apps/unlisted.ear");
+        Path dropin = server.directory().resolve("configDropins/overrides/it-ops-unlisted.xml");
         writeEarWithoutDemo(ear, unlisted);
-        ServerLog log = ServerLog.ofMainServerFromNow();
+        ServerLog log = server.logFromNow();
         try {
             Files.writeString(dropin, """
                     <server>
@@ -194,10 +193,10 @@ class AdminContextRootIT {
             assertThat(log.text())
                     .doesNotContain("CWWKZ0001I: Application ops-unlisted started")
                     .contains("durability.admin.api-paths (server.xml variable, or environment variable"
-                            + " DURABILITY_ADMIN_API_PATHS) is /admin/events/|" + CONTEXT_ROOT + "/events/, which does"
+                            + " DURABILITY_ADMIN_API_PATHS) is " + CONTEXT_ROOT + "/events/, which does"
                             + " not list " + unlisted + "/events/");
         } finally {
-            ServerLog removal = ServerLog.ofMainServerFromNow();
+            ServerLog removal = server.logFromNow();
             if (Files.deleteIfExists(dropin)) {
                 await("configuration without ops-unlisted")
                         .atMost(Duration.ofSeconds(60))
@@ -220,7 +219,7 @@ class AdminContextRootIT {
 
     /** The reference EAR without the demo's web module, its admin WAR at this context root. */
     private static void writeEarWithoutDemo(Path target, String contextRoot) throws IOException {
-        Path reference = SERVER.resolve("apps/durability.ear");
+        Path reference = server.directory().resolve("apps/durability.ear");
         Files.createDirectories(target.getParent());
         try (ZipFile in = new ZipFile(reference.toFile());
                 OutputStream file = Files.newOutputStream(target);
