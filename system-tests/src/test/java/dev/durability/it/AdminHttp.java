@@ -25,11 +25,19 @@ final class AdminHttp {
     static final String SIGNED_IN = "signed-in-as";
 
     private final URI server;
+    /** Where the admin WAR is deployed: the reference deployment's {@code /admin}, or another (AdminContextRootIT). */
+    private final String contextRoot;
+
     private final CookieManager jar = new CookieManager();
     private final HttpClient client;
 
     AdminHttp(URI server) {
+        this(server, "/admin");
+    }
+
+    AdminHttp(URI server, String contextRoot) {
         this.server = server;
+        this.contextRoot = contextRoot;
         this.client = HttpClient.newBuilder()
                 .cookieHandler(jar)
                 .sslContext(TestServerTls.context())
@@ -40,9 +48,9 @@ final class AdminHttp {
 
     /** Opens the admin pages, posts the sign-in form and answers the page the server then sends. */
     HttpResponse<String> signIn(String user, String password) throws Exception {
-        get("/admin/");
-        return send(
-                AdminForms.post(server, "/admin/j_security_check", Map.of("j_username", user, "j_password", password)));
+        get(contextRoot + "/");
+        return send(AdminForms.post(
+                server, contextRoot + "/j_security_check", Map.of("j_username", user, "j_password", password)));
     }
 
     HttpResponse<String> get(String page) throws Exception {

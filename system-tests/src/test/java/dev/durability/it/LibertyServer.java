@@ -59,7 +59,8 @@ final class LibertyServer implements AutoCloseable {
         }
         deleteRecursively(server.directory);
         Files.createDirectories(server.directory);
-        for (String file : List.of("server.xml", "jvm.options")) {
+        // The reference server.xml and the includes it pulls in (liberty-config).
+        for (String file : List.of("server.xml", "durability-library.xml", "durability-admin.xml", "jvm.options")) {
             Files.copy(main.resolve(file), server.directory.resolve(file));
         }
         for (String folder : List.of("apps", "jdbc")) {

@@ -19,6 +19,10 @@ import org.w3c.dom.Element;
 class ShippedConfigurationIT {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Path SHIPPED = ROOT.resolve("liberty-config/server.xml");
+    /** What any server running the library needs, and what the admin WAR adds: included by SHIPPED. */
+    private static final Path LIBRARY = ROOT.resolve("liberty-config/durability-library.xml");
+
+    private static final Path ADMIN = ROOT.resolve("liberty-config/durability-admin.xml");
     private static final Path DEV = ROOT.resolve("ear/src/dev/liberty");
 
     /**
@@ -31,7 +35,7 @@ class ShippedConfigurationIT {
         assertThat(only(shipped, "webAppSecurity").getAttribute("ssoRequiresSSL"))
                 .isEqualTo("true");
         assertThat(only(shipped, "httpSession").getAttribute("cookieSecure")).isEqualTo("true");
-        assertThat(features(shipped)).contains("transportSecurity-1.0");
+        assertThat(shippedFeatures()).contains("transportSecurity-1.0");
 
         for (Path dropin : devDropins()) {
             Document dev = parse(dropin);
@@ -46,8 +50,12 @@ class ShippedConfigurationIT {
     /** The deployment brings its certificate: nothing that ships holds a keystore, its password or a key. */
     @Test
     void noKeystoreShips() throws Exception {
-        assertThat(parse(SHIPPED).getElementsByTagName("keyStore").getLength()).isZero();
-        assertThat(Files.readString(SHIPPED)).doesNotContain("keystore_password");
+        for (Path file : List.of(SHIPPED, LIBRARY, ADMIN)) {
+            assertThat(parse(file).getElementsByTagName("keyStore").getLength())
+                    .as(file.toString())
+                    .isZero();
+            assertThat(Files.readString(file)).doesNotContain("keystore_password");
+        }
         try (Stream<Path> files = Files.walk(SHIPPED.getParent())) {
             assertThat(files.map(Path::getFileName).map(Path::toString))
                     .noneMatch(name -> name.endsWith(".p12") || name.endsWith(".jks") || name.endsWith(".pem"));
@@ -57,7 +65,7 @@ class ShippedConfigurationIT {
     /** The development key's private half is in this repository: it must never sit where production looks. */
     @Test
     void theDevelopmentKeyIsNeverAtTheShippedKeyLocation() throws Exception {
-        String shippedLocation = variable(parse(SHIPPED), "mp.jwt.verify.publickey.location");
+        String shippedLocation = variable(parse(ADMIN), "mp.jwt.verify.publickey.location");
         assertThat(shippedLocation).startsWith("${server.config.dir}/");
         String relative = shippedLocation.substring("${server.config.dir}/".length());
         // The run command copies ear/src/dev/liberty into the server's configuration folder.
@@ -74,8 +82,12 @@ class ShippedConfigurationIT {
     /** /openapi would answer anyone on the public port and describe the admin API: only development serves it. */
     @Test
     void openApiIsServedByTheDevelopmentProfileOnly() throws Exception {
-        assertThat(features(parse(SHIPPED))).isNotEmpty().noneMatch(feature -> feature.startsWith("mpOpenAPI"));
-        assertThat(parse(SHIPPED).getElementsByTagName("mpOpenAPI").getLength()).isZero();
+        assertThat(shippedFeatures()).isNotEmpty().noneMatch(feature -> feature.startsWith("mpOpenAPI"));
+        for (Path file : List.of(SHIPPED, LIBRARY, ADMIN)) {
+            assertThat(parse(file).getElementsByTagName("mpOpenAPI").getLength())
+                    .as(file.toString())
+                    .isZero();
+        }
         assertThat(features(parse(DEV.resolve("configDropins/overrides/dev-server.xml"))))
                 .anyMatch(feature -> feature.startsWith("mpOpenAPI"));
     }
@@ -83,7 +95,64 @@ class ShippedConfigurationIT {
     /** Each service's admin API has an audience of its own: a token for one opens no other. */
     @Test
     void theAdminTokensAudienceIsTheServicesOwn() throws Exception {
-        assertThat(variable(parse(SHIPPED), "admin.jwt.audience")).isEqualTo("${durability.service-name}.admin");
+        assertThat(variable(parse(ADMIN), "admin.jwt.audience")).isEqualTo("${durability.service-name}.admin");
+    }
+
+    /**
+     * The includes an adopter's server.xml pulls in hold what the library and the admin WAR need and nothing that
+     * changes how the server treats other applications, beyond what docs/liberty.md lists for the admin include (the
+     * default MicroProfile JWT instance restricted to the admin API's paths); the reference deployment's server-wide
+     * choices are in its own server.xml, which includes both. docs/decisions/0085-liberty-include-and-reference-server.md.
+     */
+    @Test
+    void theIncludesHoldNoServerWideChoiceOfTheReferenceDeployment() throws Exception {
+        List<String> serverWide = List.of(
+                "httpEndpoint",
+                "httpSession",
+                "webAppSecurity",
+                "mpMetrics",
+                "applicationMonitor",
+                "enterpriseApplication",
+                "application",
+                "webApplication",
+                "basicRegistry",
+                "ltpa",
+                "sslDefault",
+                "ssl");
+        for (Path include : List.of(LIBRARY, ADMIN)) {
+            Document document = parse(include);
+            for (String tag : serverWide) {
+                assertThat(document.getElementsByTagName(tag).getLength())
+                        .as(include.getFileName() + ": " + tag)
+                        .isZero();
+            }
+        }
+        // The database's name and credentials are the deployment's: the library's include has no default for them.
+        assertThat(Files.readString(LIBRARY)).doesNotContain("name=\"db.user\"", "name=\"db.password\"");
+        Document shipped = parse(SHIPPED);
+        var includes = shipped.getElementsByTagName("include");
+        List<String> locations = new java.util.ArrayList<>();
+        for (int i = 0; i < includes.getLength(); i++) {
+            locations.add(((Element) includes.item(i)).getAttribute("location"));
+        }
+        assertThat(locations).containsExactly("durability-library.xml", "durability-admin.xml");
+        for (String tag : List.of("httpEndpoint", "httpSession", "webAppSecurity", "mpMetrics", "applicationMonitor")) {
+            assertThat(shipped.getElementsByTagName(tag).getLength())
+                    .as("server.xml: " + tag)
+                    .isEqualTo(1);
+        }
+        // The admin API's token path follows a variable the admin WAR checks at start (AdminApiPath).
+        assertThat(only(parse(ADMIN), "requestUrl").getAttribute("urlPattern"))
+                .isEqualTo("${durability.admin.api-paths}");
+        assertThat(variable(parse(ADMIN), "durability.admin.api-paths")).isEqualTo("/admin/events/");
+    }
+
+    private static List<String> shippedFeatures() throws Exception {
+        List<String> features = new java.util.ArrayList<>();
+        for (Path file : List.of(SHIPPED, LIBRARY, ADMIN)) {
+            features.addAll(features(parse(file)));
+        }
+        return features;
     }
 
     private static List<Path> devDropins() throws Exception {

@@ -9,7 +9,8 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * The admin REST API's root: {@code /admin/events}, the one path the server reads bearer tokens on. Its description
+ * The admin REST API's root: {@code /events} under the admin WAR's context root ({@code /admin/events} in the
+ * reference deployment), the one path the server reads bearer tokens on (docs/liberty.md). Its description
  * at {@code /openapi} (development profile, docs/admin.md) declares the bearer scheme so that a generated client
  * sends its token; the schemas the operations name are in {@code META-INF/openapi.yaml}.
  */

@@ -12,7 +12,7 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * The admin API serves callers whose bearer token MicroProfile JWT verified, nobody else. The server reads tokens
- * on the API's path (liberty-config/server.xml); a spelling of the path that escapes that match (a path parameter,
+ * on the API's path (durability.admin.api-paths, liberty-config/durability-admin.xml); a spelling of the path that escapes that match (a path parameter,
  * an encoded letter) would reach this API with the pages' form-login session instead. Without this check such a
  * request would act on a browser's cookies, which is what the API's tokens-only rule exists to prevent
  * (docs/decisions/0037-admin-authentication.md). Before resource matching, so that every path of the API, also one
@@ -30,8 +30,9 @@ public class BearerTokensOnly implements ContainerRequestFilter {
                     401,
                     "bearer-token-required",
                     "Bearer token required",
-                    "the admin API reads only a bearer token (a JWT) in the Authorization header, at"
-                            + " /admin/events/...; sessions, cookies and other credentials are not accepted here");
+                    "the admin API reads only a bearer token (a JWT) in the Authorization header, at "
+                            + request.getUriInfo().getBaseUri().getRawPath()
+                            + "...; sessions, cookies and other credentials are not accepted here");
             request.abortWith(Response.fromResponse(refused)
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
                     .build());

@@ -29,8 +29,8 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * {@code POST /admin/events/replay}: re-publishes a window of the outbox as a job, and the job's resource under
- * {@code /admin/events/replay/jobs/{id}} (docs/admin.md, docs/decisions/0084-replay-as-a-job.md).
+ * {@code POST <context root>/events/replay}: re-publishes a window of the outbox as a job, and the job's resource
+ * under {@code <context root>/events/replay/jobs/{id}} (docs/admin.md, docs/decisions/0084-replay-as-a-job.md).
  */
 @Path("/replay")
 public class ReplayResource {
