@@ -480,14 +480,7 @@ class AdminReplayApiIT {
     }
 
     private HttpResponse<String> replay(String token, Map<String, String> parameters) {
-        String query = parameters.entrySet().stream()
-                .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
-                .collect(Collectors.joining("&"));
-        return Http.send(HttpRequest.newBuilder(admin.resolve("/admin/events/replay?" + query))
-                .timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token)
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build());
+        return AdminReplays.replay(admin, token, parameters);
     }
 
     private static JsonObject ok(HttpResponse<String> response) {

@@ -28,6 +28,11 @@ final class AdminReplays {
 
     /** POST /admin/events/replay with these parameters (encoded here). */
     HttpResponse<String> replay(Map<String, String> parameters) {
+        return replay(admin, token, parameters);
+    }
+
+    /** POST /admin/events/replay on this server with any token: a non-admin's, an expired one. */
+    static HttpResponse<String> replay(URI admin, String token, Map<String, String> parameters) {
         String query = parameters.entrySet().stream()
                 .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                 .collect(Collectors.joining("&"));
