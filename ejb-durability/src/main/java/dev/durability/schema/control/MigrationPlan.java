@@ -2,6 +2,8 @@ package dev.durability.schema.control;
 
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 
 /**
  * The one Flyway configuration of the library's schema: used at start-up by every server, and by the
@@ -14,7 +16,7 @@ public final class MigrationPlan {
     private MigrationPlan() {}
 
     public static Flyway forSchema(DataSource dataSource, String schema) {
-        return Flyway.configure(MigrationPlan.class.getClassLoader())
+        FluentConfiguration configuration = Flyway.configure(MigrationPlan.class.getClassLoader())
                 .dataSource(dataSource)
                 .schemas(schema)
                 .createSchemas(true)
@@ -23,7 +25,13 @@ public final class MigrationPlan {
                 .baselineOnMigrate(true)
                 .baselineVersion("0")
                 .locations("classpath:db/migration")
-                .validateMigrationNaming(true)
-                .load();
+                .validateMigrationNaming(true);
+        // Migrations that build indexes CONCURRENTLY run outside a transaction and wait for every older transaction
+        // to end: Flyway's default lock, a transaction held open on its own connection for the whole run, would be
+        // waited for forever. A session lock instead (docs/schema.md, "Online migrations").
+        configuration
+                .getConfigurationExtension(PostgreSQLConfigurationExtension.class)
+                .setTransactionalLock(false);
+        return configuration.load();
     }
 }
