@@ -438,8 +438,11 @@ public class ConfirmedPublisher {
                     + config.confirmTimeout().toMillis() + " ms: dropping the broker connection");
             channel = null;
             broker.abort();
-        } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
-            // A channel that failed a message is not trusted with the next batch: start it on a new channel.
+        } else if (outcomes.values().stream().anyMatch(o -> o.result().failure())) {
+            // A channel that failed a message is not trusted with the next batch: start it on a new channel. A nack
+            // too: RabbitMQ 3.10.8 nacks every later publish on a channel whose first publish to a quorum queue met
+            // no leader (its node had just been lost), while a new channel publishes at once
+            // (docs/decisions/0089-cluster-and-delivery-limits.md).
             dropChannel();
         }
         return outcomes;
