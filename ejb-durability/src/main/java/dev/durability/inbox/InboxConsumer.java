@@ -40,8 +40,11 @@ public @interface InboxConsumer {
     /** Attempts before a transient failure is dead-lettered; 0 takes {@code durability.inbox.max-attempts}. */
     int maxAttempts() default 0;
 
-    /** Classic (the default) or quorum, for a replicated queue on a RabbitMQ cluster. */
-    QueueType queueType() default QueueType.CLASSIC;
+    /**
+     * Classic or quorum (a replicated queue on a RabbitMQ cluster); {@link QueueType#CONFIGURED} takes
+     * {@code durability.inbox.queue-type} (classic unless configured), so an operator can choose without a new build.
+     */
+    QueueType queueType() default QueueType.CONFIGURED;
 
     /**
      * Exceptions of the handler that no retry can cure (besides {@link PermanentFailure}): the
@@ -51,6 +54,8 @@ public @interface InboxConsumer {
 
     enum QueueType {
         CLASSIC,
-        QUORUM
+        QUORUM,
+        /** Whatever {@code durability.inbox.queue-type} says: the deployment decides. */
+        CONFIGURED
     }
 }

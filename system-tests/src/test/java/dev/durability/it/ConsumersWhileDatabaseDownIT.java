@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ConsumersWhileDatabaseDownIT {
     private static final int DEAD_LETTERS = 20;
     private static final int ORDERS = 10;
-    private static final String PARKED = "parked, back to the queue";
+    private static final String PARKED = "parked, tried again";
     private static final String PAUSED = "Consumer of orders.shipments could not finish a delivery";
 
     private final URI server = Coordinates.mainServer();

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Address;
+import com.rabbitmq.client.AddressResolver;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DeliverCallback;
 import dev.durability.envelope.EventEnvelope;
 import jakarta.json.Json;
@@ -53,11 +56,22 @@ final class EventQueue implements AutoCloseable {
     private final Map<String, Object> exchangeArguments;
     private final Map<String, Object> arguments;
     private final String[] routingKeys;
+    private final ConnectionFactory factory;
+    private final List<Address> addresses;
     private final List<Message> received = new ArrayList<>();
     private Connection connection;
 
     EventQueue(String... routingKeys) throws IOException, TimeoutException {
         this(EXCHANGE, Map.of(), Map.of(), routingKeys);
+    }
+
+    /**
+     * A queue with these arguments on a broker of the test's own: its connections go to the first of
+     * {@code addresses} that accepts, in this order.
+     */
+    EventQueue(List<Address> addresses, Map<String, Object> arguments, String... routingKeys)
+            throws IOException, TimeoutException {
+        this(Amqp.factory(), addresses, EXCHANGE, Map.of(), arguments, routingKeys);
     }
 
     /**
@@ -70,6 +84,25 @@ final class EventQueue implements AutoCloseable {
             Map<String, Object> arguments,
             String... routingKeys)
             throws IOException, TimeoutException {
+        this(
+                Amqp.factory(),
+                List.of(new Address(Coordinates.brokerHost(), Coordinates.brokerPort())),
+                exchange,
+                exchangeArguments,
+                arguments,
+                routingKeys);
+    }
+
+    private EventQueue(
+            ConnectionFactory factory,
+            List<Address> addresses,
+            String exchange,
+            Map<String, Object> exchangeArguments,
+            Map<String, Object> arguments,
+            String... routingKeys)
+            throws IOException, TimeoutException {
+        this.factory = factory;
+        this.addresses = addresses;
         this.exchange = exchange;
         this.exchangeArguments = exchangeArguments;
         this.arguments = arguments;
@@ -88,7 +121,21 @@ final class EventQueue implements AutoCloseable {
     }
 
     private synchronized void subscribe() throws IOException, TimeoutException {
-        Connection opened = Amqp.factory().newConnection("system-test " + name);
+        // In the order given: the client's own shuffling would pick any node.
+        Connection opened = factory.newConnection(
+                (java.util.concurrent.ExecutorService) null,
+                new AddressResolver() {
+                    @Override
+                    public List<Address> getAddresses() {
+                        return addresses;
+                    }
+
+                    @Override
+                    public List<Address> maybeShuffle(List<Address> input) {
+                        return input;
+                    }
+                },
+                "system-test " + name);
         try {
             consume(opened);
         } catch (IOException | RuntimeException e) {

@@ -62,6 +62,18 @@ record FaultAccounting(
             long poison,
             DoubleSupplier leaseRecoveries,
             Duration patience) {
+        return settle(Coordinates.mainSchema(), scenario, load, placed, poison, leaseRecoveries, patience);
+    }
+
+    /** As above, for servers on schema {@code schema} (one of a test's own). */
+    static FaultAccounting settle(
+            String schema,
+            String scenario,
+            OrderLoad load,
+            EventQueue placed,
+            long poison,
+            DoubleSupplier leaseRecoveries,
+            Duration patience) {
         FaultAccounting[] last = new FaultAccounting[1];
         try {
             await("scenario " + scenario + " settled: every order delivered and shipped, every poison recorded")
@@ -71,21 +83,26 @@ record FaultAccounting(
                     .until(() -> {
                         // Published first, then counted: a row published again after this check is already
                         // delivered when take() reads the queue, or the next poll sees it.
-                        boolean published = unpublished(load) == 0;
-                        last[0] = take(scenario, load, placed, poison, leaseRecoveries);
+                        boolean published = unpublished(schema, load) == 0;
+                        last[0] = take(schema, scenario, load, placed, poison, leaseRecoveries);
                         return published && last[0].lost() == 0 && last[0].deadLetters() >= poison;
                     });
         } catch (ConditionTimeoutException e) {
             // Reported as it stands: the assertions on the accounting say what is missing.
         }
-        FaultAccounting result = last[0] != null ? last[0] : take(scenario, load, placed, poison, leaseRecoveries);
+        FaultAccounting result =
+                last[0] != null ? last[0] : take(schema, scenario, load, placed, poison, leaseRecoveries);
         result.append();
         return result;
     }
 
     private static FaultAccounting take(
-            String scenario, OrderLoad load, EventQueue placed, long poison, DoubleSupplier leaseRecoveries) {
-        String schema = Coordinates.mainSchema();
+            String schema,
+            String scenario,
+            OrderLoad load,
+            EventQueue placed,
+            long poison,
+            DoubleSupplier leaseRecoveries) {
         String tagged = "customer LIKE ? || '-%'";
         String ours = "(SELECT id FROM " + schema + ".demo_orders WHERE " + tagged + ")";
         try (Connection c = OutboxTable.connect()) {
@@ -159,8 +176,7 @@ record FaultAccounting(
     }
 
     /** The scenario's events not yet published (pending, or claimed by a server that died). */
-    private static long unpublished(OrderLoad load) throws SQLException {
-        String schema = Coordinates.mainSchema();
+    private static long unpublished(String schema, OrderLoad load) throws SQLException {
         try (Connection c = OutboxTable.connect()) {
             return number(
                     c,

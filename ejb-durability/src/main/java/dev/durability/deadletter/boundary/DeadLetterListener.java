@@ -20,9 +20,13 @@ import java.util.logging.Logger;
 /**
  * Takes the service's dead-letter queue's deliveries on one channel and acks each only after its audit
  * row committed. Its own failures are classified: a failing database (transient) is retried in this
- * session with backoff, then the delivery is parked (requeued after a delay); content the database
- * refuses (permanent) is recorded quarantined as raw bytes. A failed ack or nack drops the channel and
+ * session with backoff, then the delivery is parked (kept, and tried again after a delay); content the database
+ * refuses (permanent) is recorded quarantined as raw bytes. A failed ack drops the channel and
  * the supervisor opens a new one at once: an ack is never just warned about.
+ *
+ * <p>A parked dead letter is never handed back to the broker: a quorum dead-letter queue counts every hand-back
+ * towards its delivery limit (RabbitMQ 4.0 to 4.2 set one of 20 on every quorum queue, and this queue has no
+ * dead-letter exchange of its own, so the letter would be dropped), docs/decisions/0089-cluster-and-delivery-limits.md.
  */
 public final class DeadLetterListener extends DefaultConsumer {
     private static final Logger LOG = Logger.getLogger(DeadLetterListener.class.getName());
@@ -60,24 +64,35 @@ public final class DeadLetterListener extends DefaultConsumer {
                 : sentWith.map(TraceContext::traceId).orElse(null);
         try (Scope scope = span.makeCurrent()) {
             DeadLetterMetrics.Outcome outcome = recordWithRetries(letter, traceId);
-            metrics.outcome(outcome);
+            while (outcome == DeadLetterMetrics.Outcome.PARKED && getChannel().isOpen()) {
+                metrics.outcome(outcome);
+                if (!sleep(config.park().toMillis())) {
+                    break;
+                }
+                outcome = recordWithRetries(letter, traceId);
+            }
+            if (outcome != DeadLetterMetrics.Outcome.PARKED) {
+                metrics.outcome(outcome);
+            }
             settle(delivery, outcome);
         } finally {
             span.end();
         }
     }
 
+    /**
+     * Acks a dead letter whose outcome is recorded. One still parked here is only so because this server stops or its
+     * channel is gone: the broker takes it back with the channel, to be recorded by whoever consumes next.
+     */
     private void settle(Envelope delivery, DeadLetterMetrics.Outcome outcome) {
-        try {
-            if (outcome == DeadLetterMetrics.Outcome.PARKED) {
-                Thread.sleep(config.park().toMillis());
-                getChannel().basicNack(delivery.getDeliveryTag(), false, true);
-            } else {
-                getChannel().basicAck(delivery.getDeliveryTag(), false);
+        if (outcome == DeadLetterMetrics.Outcome.PARKED) {
+            if (getChannel().isOpen()) {
+                abortAndReopen();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            ackFailed(e);
+            return;
+        }
+        try {
+            getChannel().basicAck(delivery.getDeliveryTag(), false);
         } catch (IOException | RuntimeException e) {
             ackFailed(e);
         }
@@ -121,7 +136,7 @@ public final class DeadLetterListener extends DefaultConsumer {
             backoff = Math.min(backoff * 2, 5_000);
         }
         LOG.warning(() -> "Dead letter " + letter.envelopeId() + " from " + letter.originalQueue() + " not recorded "
-                + "after " + config.recordAttempts() + " attempts: parked, back to the queue in "
+                + "after " + config.recordAttempts() + " attempts: parked, tried again in "
                 + config.park().toMillis() + " ms");
         return DeadLetterMetrics.Outcome.PARKED;
     }
@@ -173,7 +188,7 @@ public final class DeadLetterListener extends DefaultConsumer {
     }
 
     private void ackFailed(Exception cause) {
-        LOG.log(Level.WARNING, "Ack or nack failed on the dead-letter queue's channel; reopening it", cause);
+        LOG.log(Level.WARNING, "Ack failed on the dead-letter queue's channel; reopening it", cause);
         abortAndReopen();
     }
 

@@ -18,6 +18,7 @@ public class DeadLetterConfig implements FeatureConfig {
     static final String PREFETCH = "durability.dead-letter.prefetch";
     static final String RECORD_ATTEMPTS = "durability.dead-letter.record-attempts";
     static final String PARK = "durability.dead-letter.park-ms";
+    static final String QUEUE_TYPE = "durability.dead-letter.queue-type";
     private static final String QUEUE_NAME = "[A-Za-z0-9][A-Za-z0-9._:-]{0,149}";
 
     @Inject
@@ -47,6 +48,10 @@ public class DeadLetterConfig implements FeatureConfig {
     @ConfigProperty(name = PARK)
     long parkMillis;
 
+    @Inject
+    @ConfigProperty(name = QUEUE_TYPE)
+    String queueType;
+
     @Override
     public void validate() {
         queue.ifPresent(name -> InvalidConfigurationException.check(
@@ -59,6 +64,19 @@ public class DeadLetterConfig implements FeatureConfig {
         InvalidConfigurationException.checkRange(PREFETCH, prefetch, 1, 1000);
         InvalidConfigurationException.checkRange(RECORD_ATTEMPTS, recordAttempts, 1, 20);
         InvalidConfigurationException.checkRange(PARK, parkMillis, 100, 600_000);
+        InvalidConfigurationException.check(
+                queueType.equals("classic") || queueType.equals("quorum"),
+                QUEUE_TYPE,
+                queueType,
+                "must be classic or quorum");
+    }
+
+    /**
+     * Whether the dead-letter queue is a quorum queue: on a cluster, a classic one lives on one node and goes
+     * with it (docs/decisions/0089-cluster-and-delivery-limits.md).
+     */
+    public boolean quorum() {
+        return queueType.equals("quorum");
     }
 
     /** The service's dead-letter queue; by default {@code <service-name>.dead-letters}. */
@@ -84,13 +102,14 @@ public class DeadLetterConfig implements FeatureConfig {
         return recordAttempts;
     }
 
-    /** How long a dead letter that could not be recorded waits before it goes back to the queue. */
+    /** How long a dead letter that could not be recorded waits before it is tried again (it stays with its consumer). */
     public Duration park() {
         return Duration.ofMillis(parkMillis);
     }
 
     @Override
     public String toString() {
-        return "dead letters to queue " + queue() + ", threshold " + threshold + " per " + windowSeconds + " s";
+        return "dead letters to " + queueType + " queue " + queue() + ", threshold " + threshold + " per "
+                + windowSeconds + " s";
     }
 }

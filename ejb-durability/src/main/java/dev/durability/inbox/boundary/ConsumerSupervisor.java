@@ -346,7 +346,7 @@ public class ConsumerSupervisor {
         }
         try {
             Channel channel = connection.createChannel();
-            topology.declareDeadLetterQueue(channel, deadLetters.queue());
+            topology.declareDeadLetterQueue(channel, deadLetters.queue(), deadLetters.quorum());
             channel.basicQos(deadLetters.prefetch());
             channel.basicConsume(
                     deadLetters.queue(),
@@ -370,7 +370,7 @@ public class ConsumerSupervisor {
             }
         }
         try (Channel channel = broker.openChannel()) {
-            topology.declareDeadLetterQueue(channel, deadLetters.queue());
+            topology.declareDeadLetterQueue(channel, deadLetters.queue(), deadLetters.quorum());
         }
     }
 

@@ -2,6 +2,7 @@ package dev.durability.inbox.control;
 
 import dev.durability.config.control.FeatureConfig;
 import dev.durability.config.control.InvalidConfigurationException;
+import dev.durability.inbox.InboxConsumer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -21,6 +22,7 @@ public class InboxConfig implements FeatureConfig {
     static final String PAUSE = "durability.inbox.pause-ms";
     static final String DELIVERY_LIMIT = "durability.inbox.quorum-delivery-limit";
     static final String DEAD_SESSION = "durability.inbox.dead-session-seconds";
+    static final String QUEUE_TYPE = "durability.inbox.queue-type";
 
     @Inject
     @ConfigProperty(name = ENABLED)
@@ -66,6 +68,10 @@ public class InboxConfig implements FeatureConfig {
     @ConfigProperty(name = DEAD_SESSION)
     int deadSessionSeconds;
 
+    @Inject
+    @ConfigProperty(name = QUEUE_TYPE)
+    String queueType;
+
     @Override
     public void validate() {
         InvalidConfigurationException.checkRange(PREFETCH, prefetch, 1, 1000);
@@ -80,6 +86,22 @@ public class InboxConfig implements FeatureConfig {
         // application's own retries, which ack and re-publish and so never count against it.
         InvalidConfigurationException.checkRange(DELIVERY_LIMIT, quorumDeliveryLimit, 2, 1000);
         InvalidConfigurationException.checkRange(DEAD_SESSION, deadSessionSeconds, 1, 86_400);
+        InvalidConfigurationException.check(
+                queueType.equals("classic") || queueType.equals("quorum"),
+                QUEUE_TYPE,
+                queueType,
+                "must be classic or quorum");
+    }
+
+    /**
+     * The type of one consumer's queue and its delay queues: its own if it declared one, the configured one otherwise
+     * (a cluster's operator chooses quorum, docs/decisions/0089-cluster-and-delivery-limits.md).
+     */
+    public InboxConsumer.QueueType queueType(ConsumerDeclaration declaration) {
+        if (declaration.queueType() != InboxConsumer.QueueType.CONFIGURED) {
+            return declaration.queueType();
+        }
+        return queueType.equals("quorum") ? InboxConsumer.QueueType.QUORUM : InboxConsumer.QueueType.CLASSIC;
     }
 
     /** The retry policy of one consumer: its own attempts if it declared them, the configured ones otherwise. */
@@ -136,6 +158,8 @@ public class InboxConfig implements FeatureConfig {
     public String toString() {
         return (enabled ? "" : "consumers disabled, ") + "inbox prefetch " + prefetch + ", concurrency " + concurrency
                 + ", " + maxAttempts + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis
-                + " ms, dead sessions ended after " + deadSessionSeconds + " s";
+                + " ms, dead sessions ended after " + deadSessionSeconds + " s, " + queueType
+                + " queues unless a consumer "
+                + "chooses";
     }
 }

@@ -49,7 +49,7 @@ public class QueueTopology {
             delays.add(policy.delayAfter(attempt).toMillis());
         }
         for (long delay : delays) {
-            Map<String, Object> arguments = new HashMap<>(typeArguments(consumer.queueType()));
+            Map<String, Object> arguments = new HashMap<>(typeArguments(config.queueType(consumer)));
             arguments.put("x-message-ttl", delay);
             // Expired messages go back to the consumer's queue through the default exchange.
             arguments.put("x-dead-letter-exchange", "");
@@ -58,10 +58,15 @@ public class QueueTopology {
         }
     }
 
-    /** The service's dead-letter queue, receiving every consumer queue's dead letters. */
-    public void declareDeadLetterQueue(Channel channel, String queue) throws IOException {
+    /**
+     * The service's dead-letter queue, receiving every consumer queue's dead letters; a quorum queue when
+     * {@code quorum}, so it survives the loss of a cluster node. It gets no {@code x-delivery-limit}: its consumer
+     * never hands a dead letter back, and on RabbitMQ 3.10 to 3.13 no limit means none, while -1 (4.x's "none")
+     * dead-letters at the first hand-back (docs/decisions/0089-cluster-and-delivery-limits.md).
+     */
+    public void declareDeadLetterQueue(Channel channel, String queue, boolean quorum) throws IOException {
         declareDeadLetterExchange(channel);
-        declareQueue(channel, queue, Map.of());
+        declareQueue(channel, queue, quorum ? Map.of("x-queue-type", "quorum") : Map.of());
         bind(channel, queue, broker.deadLetterExchange(), DeadLetterRoutingKey.ALL);
     }
 
@@ -100,11 +105,14 @@ public class QueueTopology {
     }
 
     Map<String, Object> consumerQueueArguments(ConsumerDeclaration consumer) {
-        Map<String, Object> arguments = new HashMap<>(typeArguments(consumer.queueType()));
+        InboxConsumer.QueueType type = config.queueType(consumer);
+        Map<String, Object> arguments = new HashMap<>(typeArguments(type));
         arguments.put("x-dead-letter-exchange", broker.deadLetterExchange());
         arguments.put("x-dead-letter-routing-key", deadLetterKey(consumer.queue()));
-        if (consumer.queueType() == InboxConsumer.QueueType.QUORUM) {
-            // Redeliveries after lost channels count here; beyond the limit the broker dead-letters.
+        if (type == InboxConsumer.QueueType.QUORUM) {
+            // A backstop for deliveries that never reach an outcome (a consumer that crashes on them): every
+            // outcome the inbox records is counted by its own attempts, which ack and re-publish and so never count
+            // here; beyond the limit the broker dead-letters (docs/decisions/0089-cluster-and-delivery-limits.md).
             arguments.put("x-delivery-limit", config.quorumDeliveryLimit());
         }
         return arguments;

@@ -79,6 +79,15 @@ public class ConfirmedPublisher {
      */
     private Channel channel;
 
+    /** Batches sent and not yet settled, by the channel they went out on (at most two: docs/decisions/0041). */
+    private final Map<Channel, Integer> unsettled = new java.util.IdentityHashMap<>();
+
+    /**
+     * A channel given up on after a nack while another batch was still in flight on it: no new batch goes out on
+     * it, and it is closed once that batch is settled, so that batch keeps its own confirms.
+     */
+    private Channel retiring;
+
     /** When the broker last confirmed anything on this server's confirm channel (monotonic clock). */
     private long lastConfirmNanos = System.nanoTime() - IDLE_BEFORE_PROBE_NANOS;
 
@@ -286,6 +295,7 @@ public class ConfirmedPublisher {
                 },
                 config.confirmTimeout().toMillis(),
                 TimeUnit.MILLISECONDS);
+        unsettled.merge(confirming, 1, Integer::sum);
         ReturnListener returns = confirming.addReturnListener(confirms::returned);
         confirming.addConfirmListener(confirms);
         ShutdownListener closed = confirms::closed;
@@ -428,8 +438,17 @@ public class ConfirmedPublisher {
             lastConfirmNanos = System.nanoTime();
             broker.publishConfirmed();
         }
+        Integer others = unsettled.merge(sent.channel, -1, Integer::sum);
+        boolean alone = others == null || others <= 0;
+        if (alone) {
+            unsettled.remove(sent.channel);
+        }
         if (sent.channel != channel) {
             // The channel this batch went out on was already replaced, after an earlier batch's failure.
+            if (sent.channel == retiring && alone) {
+                closeQuietly(retiring);
+                retiring = null;
+            }
             return outcomes;
         }
         if (confirms.timedOut()) {
@@ -441,6 +460,20 @@ public class ConfirmedPublisher {
         } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.FAILED)) {
             // A channel that failed a message is not trusted with the next batch: start it on a new channel.
             dropChannel();
+        } else if (outcomes.values().stream().anyMatch(o -> o.result() == PublishOutcome.Result.REJECTED)) {
+            // Nacked (these outcomes are the sent messages' own). Neither: RabbitMQ 3.10.8 nacks every later publish
+            // on a channel whose first publish to a quorum queue met no leader (its node had just been lost), while a
+            // new channel publishes at once (docs/decisions/0089-cluster-and-delivery-limits.md). A batch still in
+            // flight on it keeps it until that batch is settled.
+            if (alone) {
+                dropChannel();
+            } else {
+                if (retiring != null) {
+                    closeQuietly(retiring); // one whose batch was never settled (a tick that failed): none waits
+                }
+                retiring = channel;
+                channel = null;
+            }
         }
         return outcomes;
     }
@@ -462,6 +495,10 @@ public class ConfirmedPublisher {
     @PreDestroy
     public void close() {
         dropChannel();
+        if (retiring != null) {
+            closeQuietly(retiring);
+            retiring = null;
+        }
     }
 
     private void abandonChannel() {

@@ -1,9 +1,12 @@
 package dev.durability.inbox.control;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durability.config.control.InvalidConfigurationException;
+import dev.durability.inbox.InboxConsumer.QueueType;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class InboxConfigTest {
@@ -22,6 +25,7 @@ class InboxConfigTest {
         config.pauseMillis = 5_000;
         config.quorumDeliveryLimit = 20;
         config.deadSessionSeconds = 150;
+        config.queueType = "classic";
         return config;
     }
 
@@ -56,5 +60,30 @@ class InboxConfigTest {
         assertThatThrownBy(config::validate)
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.inbox.backoff-max-ms");
+    }
+
+    @Test
+    void aQueueTypeOtherThanClassicOrQuorumIsRefusedNamingTheKey() {
+        InboxConfig config = defaults();
+        config.queueType = "Quorum";
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.inbox.queue-type")
+                .hasMessageContaining("'Quorum'");
+    }
+
+    @Test
+    void aConsumerThatChoosesNoQueueTypeGetsTheConfiguredOneAndAChosenOneStays() {
+        InboxConfig config = defaults();
+        config.queueType = "quorum";
+        assertThat(config.queueType(declaration(QueueType.CONFIGURED))).isEqualTo(QueueType.QUORUM);
+        assertThat(config.queueType(declaration(QueueType.CLASSIC))).isEqualTo(QueueType.CLASSIC);
+        config.queueType = "classic";
+        assertThat(config.queueType(declaration(QueueType.CONFIGURED))).isEqualTo(QueueType.CLASSIC);
+        assertThat(config.queueType(declaration(QueueType.QUORUM))).isEqualTo(QueueType.QUORUM);
+    }
+
+    private static ConsumerDeclaration declaration(QueueType type) {
+        return new ConsumerDeclaration("orders.shipments", List.of("order.placed"), 0, 0, 0, type, List.of(), null);
     }
 }
