@@ -239,42 +239,6 @@ class OutboxClaimsIT {
                 .containsExactlyInAnyOrderElementsOf(staged);
     }
 
-    /**
-     * Rows another claim holds are in none of the indexes a claim reads (docs/decisions/0088-claim-skips-leased-rows.md):
-     * behind a full batch another server holds, a claim fetches from the table the rows it takes, each once by the
-     * scan that finds it and once by the update that claims it, and none of the held ones.
-     */
-    @Test
-    void aClaimFetchesNoneOfTheRowsAnotherClaimHolds() throws Exception {
-        int batch = config.batchSize();
-        List<UUID> staged = stage(batch + 5);
-        Claim held = inTransaction(claims::claim);
-        assertThat(held.size()).isEqualTo(batch);
-        long[] fetched = new long[1];
-        Claim next = inTransaction(() -> {
-            long before = rowsFetchedByIndexScans();
-            Claim claim = claims.claim();
-            fetched[0] = rowsFetchedByIndexScans() - before;
-            return claim;
-        });
-        assertThat(ids(next)).isEqualTo(staged.subList(batch, batch + 5));
-        assertThat(fetched[0])
-                .as("outbox rows the claim's index scans fetched, with %d rows held by another claim", batch)
-                .isEqualTo(2L * next.size());
-    }
-
-    /** The outbox rows this transaction's index scans fetched so far (PostgreSQL's statistics of this transaction). */
-    private long rowsFetchedByIndexScans() throws Exception {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement(
-                        "SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relid = CAST(? AS regclass)")) {
-            s.setString(1, TABLE);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
-        }
-    }
-
     @Test
     void claimsFollowCreationTimeNotIdOrder() throws Exception {
         List<UUID> staged = stage(3);

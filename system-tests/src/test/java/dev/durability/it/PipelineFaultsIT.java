@@ -32,8 +32,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PipelineFaultsIT {
-    private static final Duration LOAD =
-            Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "9")));
+    private static final Duration LOAD = Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "9")));
     private static final int CLIENTS = 4;
     /** Long enough for the main server to recover a killed server's claims (its lease) and redeliveries. */
     private static final Duration PATIENCE = Duration.ofSeconds(180);

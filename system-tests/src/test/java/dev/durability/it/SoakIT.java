@@ -145,8 +145,7 @@ class SoakIT {
                             c,
                             "SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) FROM pg_stat_user_indexes"
                                     + " WHERE schemaname = ? AND indexrelname IN"
-                                    + " ('event_outbox_unclaimed_fresh_idx', 'event_outbox_unclaimed_retry_idx', 'event_outbox_leased_idx',"
-                                    + " 'event_outbox_pending_idx')",
+                                    + " ('event_outbox_fresh_idx', 'event_outbox_retry_idx', 'event_outbox_pending_idx')",
                             schema),
                     number(
                             c,

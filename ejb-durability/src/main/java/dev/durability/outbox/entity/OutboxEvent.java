@@ -119,62 +119,41 @@ import java.util.UUID;
                set_config('idle_in_transaction_session_timeout', CAST(?1 AS text), true),
                set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)
         """)
-// Due pending rows, free or held by a claim whose lease has ended, in the order they fell due. Each kind is read
-// from its own index, so a claim walks neither rows still in backoff nor rows another claim holds
-// (docs/decisions/0088-claim-skips-leased-rows.md): unclaimed fresh rows (no next attempt) by staging time
-// (event_outbox_unclaimed_fresh_idx), unclaimed retried rows whose backoff ended by their next attempt
-// (event_outbox_unclaimed_retry_idx), and claimed rows whose lease ended by that lease (event_outbox_leased_idx,
-// read up to now() only). A claim's lease is the one recorded on the row by the server that claimed it, not this
-// server's (docs/decisions/0083-lease-on-the-row.md); a row claimed by a server of the release before leases were
-// recorded (no lease_until, the same index's IS NULL range) is held for this server's lease ?3 s from its claim.
-// Rows another worker has locked are skipped; up to ?4 rows and ?5 bytes of envelope are taken (the first row
-// always, so an envelope larger than the byte bound still drains, alone), each held for ?3 s. Returned in due
-// order, with whether an earlier claim had expired and how many due rows were looked at. Candidates beyond the
-// batch or the byte bound stay locked only until this short transaction commits.
+// Due pending rows, free or held by a claim whose lease has ended, in the order they fell due: fresh rows
+// (no next attempt) by staging time, retried rows whose backoff ended by their next attempt, each read
+// from its own index (event_outbox_fresh_idx, event_outbox_retry_idx), so rows still in backoff are never
+// walked. A claim's lease is the one recorded on the row by the server that claimed it, not this server's
+// (docs/decisions/0083-lease-on-the-row.md); a row claimed by a server of the release before leases were
+// recorded (no lease_until) is held for this server's lease ?3 s from its claim. Rows another worker has
+// locked are skipped; up to ?4 rows and ?5 bytes of envelope are taken (the first row always, so an
+// envelope larger than the byte bound still drains, alone), each held for ?3 s. Returned in due order, with
+// whether an earlier claim had expired and how many due rows were looked at. Candidates beyond the batch or
+// the byte bound stay locked only until this short transaction commits.
 @NamedNativeQuery(name = OutboxEvent.CLAIM, resultSetMapping = OutboxEvent.CLAIMED_ROW, query = """
         WITH fresh AS (
-            SELECT id, created_at AS due_at, CAST(NULL AS timestamptz) AS previous_claim, envelope_bytes
+            SELECT id, created_at AS due_at, claimed_at AS previous_claim, envelope_bytes
               FROM event_outbox
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
                AND next_attempt_at IS NULL
-               AND claimed_at IS NULL
+               AND (claimed_at IS NULL OR lease_until <= now()
+                    OR (lease_until IS NULL AND claimed_at <= now() - make_interval(secs => ?3)))
              ORDER BY created_at, id
              LIMIT ?4
                FOR UPDATE SKIP LOCKED),
         retried AS (
-            SELECT id, next_attempt_at AS due_at, CAST(NULL AS timestamptz) AS previous_claim, envelope_bytes
+            SELECT id, next_attempt_at AS due_at, claimed_at AS previous_claim, envelope_bytes
               FROM event_outbox
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
                AND next_attempt_at <= now()
-               AND claimed_at IS NULL
+               AND (claimed_at IS NULL OR lease_until <= now()
+                    OR (lease_until IS NULL AND claimed_at <= now() - make_interval(secs => ?3)))
              ORDER BY next_attempt_at, id
              LIMIT ?4
                FOR UPDATE SKIP LOCKED),
-        expired AS (
-            SELECT id, COALESCE(next_attempt_at, created_at) AS due_at, claimed_at AS previous_claim, envelope_bytes
-              FROM event_outbox
-             WHERE published_at IS NULL
-               AND unroutable_at IS NULL
-               AND claimed_at IS NOT NULL
-               AND lease_until <= now()
-             ORDER BY lease_until, id
-             LIMIT ?4
-               FOR UPDATE SKIP LOCKED),
-        unrecorded AS (
-            SELECT id, COALESCE(next_attempt_at, created_at) AS due_at, claimed_at AS previous_claim, envelope_bytes
-              FROM event_outbox
-             WHERE published_at IS NULL
-               AND unroutable_at IS NULL
-               AND claimed_at IS NOT NULL
-               AND lease_until IS NULL
-               AND claimed_at <= now() - make_interval(secs => ?3)
-             LIMIT ?4
-               FOR UPDATE SKIP LOCKED),
         candidates AS (
-            SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM retried
-                           UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM unrecorded) due
+            SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM retried) due
              ORDER BY due_at, id
              LIMIT ?4),
         sized AS (
