@@ -22,7 +22,7 @@ import org.junit.jupiter.api.TestInstance;
  * shipments consumer → inbox) while something breaks underneath, each scenario ending with an accounting
  * ({@link FaultAccounting}): nothing lost, no order created twice for one request, no order shipped twice,
  * every duplicate delivery explained, every poison message recorded once. The load lasts
- * {@code FAULT_LOAD_SECONDS} (9 in the build; system-tests/fault-suite runs it longer and writes
+ * {@code FAULT_LOAD_SECONDS} (6 in the build; system-tests/fault-suite runs it longer and writes
  * docs/reliability.md).
  *
  * <p>Scenarios with two servers share one second server, started once for the class and again after the kill
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PipelineFaultsIT {
-    private static final Duration LOAD = Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "9")));
+    private static final Duration LOAD = Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "6")));
     private static final int CLIENTS = 4;
     /** Long enough for the main server to recover a killed server's claims (its lease) and redeliveries. */
     private static final Duration PATIENCE = Duration.ofSeconds(180);
@@ -49,6 +49,8 @@ class PipelineFaultsIT {
      * under way (its budget, 5 s), the claim and the publish, with room for a busy two-core machine.
      */
     private static final Duration TAKEOVER = Duration.ofSeconds(30);
+    /** The heartbeat the second server asks the broker for (durability.broker.heartbeat-seconds). */
+    private static final Duration SECOND_HEARTBEAT = Duration.ofSeconds(10);
     /** The second server's connection pool: small enough for the pool scenario's clients to exhaust it. */
     private static final int SECOND_POOL = 4;
 
@@ -69,29 +71,22 @@ class PipelineFaultsIT {
         second = LibertyServer.copyOfMain(
                 "durability-fault",
                 9194,
-                Map.of(
-                        "DURABILITY_INSTANCE_NAME",
-                        SECOND,
-                        "DURABILITY_BROKER_ADDRESSES",
-                        "127.0.0.1:" + toBroker.port(),
-                        "DB_HOST",
-                        "127.0.0.1",
-                        "DB_PORT",
-                        Integer.toString(toDatabase.port()),
-                        "DB_POOL_MAX",
-                        Integer.toString(SECOND_POOL),
+                Map.ofEntries(
+                        Map.entry("DURABILITY_INSTANCE_NAME", SECOND),
+                        Map.entry("DURABILITY_BROKER_ADDRESSES", "127.0.0.1:" + toBroker.port()),
+                        Map.entry("DB_HOST", "127.0.0.1"),
+                        Map.entry("DB_PORT", Integer.toString(toDatabase.port())),
+                        Map.entry("DB_POOL_MAX", Integer.toString(SECOND_POOL)),
                         // A short lease, and the timeouts a lease must outlast shortened to fit it, so the main
                         // server takes over what the second one stranded within the scenario's time.
-                        "DURABILITY_OUTBOX_LEASE_SECONDS",
-                        Long.toString(SECOND_LEASE.toSeconds()),
-                        "DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS",
-                        "5000",
-                        "DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS",
-                        "2000",
-                        "DURABILITY_OUTBOX_STAMP_TIMEOUT_MS",
-                        "3000",
-                        "DURABILITY_BROKER_CONNECT_TIMEOUT_MS",
-                        "1000"));
+                        Map.entry("DURABILITY_OUTBOX_LEASE_SECONDS", Long.toString(SECOND_LEASE.toSeconds())),
+                        Map.entry("DURABILITY_OUTBOX_CONFIRM_TIMEOUT_MS", "5000"),
+                        Map.entry("DURABILITY_OUTBOX_STATEMENT_TIMEOUT_MS", "2000"),
+                        Map.entry("DURABILITY_OUTBOX_STAMP_TIMEOUT_MS", "3000"),
+                        Map.entry("DURABILITY_BROKER_CONNECT_TIMEOUT_MS", "1000"),
+                        // A short heartbeat, so the broker gives the deliveries a black-holed server held to the
+                        // other one within the scenario's time.
+                        Map.entry("DURABILITY_BROKER_HEARTBEAT_SECONDS", Long.toString(SECOND_HEARTBEAT.toSeconds()))));
         second.withSteppableClock();
     }
 
@@ -236,8 +231,6 @@ class PipelineFaultsIT {
         bothServers();
         OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
         String stranded = "published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?";
-        // The broker's heartbeat, as the server asks for it (durability.broker.heartbeat-seconds).
-        Duration heartbeat = Duration.ofSeconds(30);
         FaultAccounting accounting = run(
                 "network to RabbitMQ a black hole past two heartbeats (one of two servers, load on the other)",
                 List.of(Coordinates.mainServer()),
@@ -255,7 +248,7 @@ class PipelineFaultsIT {
                                 .pollInterval(Duration.ofMillis(500))
                                 .until(() -> outbox.count(stranded, SECOND) == 0);
                         await("every order placed before the black hole shipped, the path still dead")
-                                .atMost(heartbeat.multipliedBy(2).plus(TAKEOVER))
+                                .atMost(SECOND_HEARTBEAT.multipliedBy(2).plus(TAKEOVER))
                                 .pollInterval(Duration.ofSeconds(1))
                                 .until(() -> tables.count("demo_orders o", unshipped, tag + "-%", opened) == 0);
                     } finally {
