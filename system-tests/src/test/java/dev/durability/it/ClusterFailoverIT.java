@@ -140,20 +140,7 @@ class ClusterFailoverIT {
                     0,
                     recoveries,
                     PATIENCE);
-            assertThat(a.accepted()).as("orders accepted: %s", a).isPositive();
-            assertThat(a.lost()).as("lost: %s", a).isZero();
-            assertThat(a.ordersTwice())
-                    .as("requests that created a second order: %s", a)
-                    .isZero();
-            assertThat(a.shippedTwice()).as("orders shipped twice: %s", a).isZero();
-            assertThat(a.orders())
-                    .as("orders = accepted + unknown ones that were placed: %s", a)
-                    .isEqualTo(a.accepted() + a.unknownPlaced());
-            assertThat(a.shipments()).as("one shipment per order: %s", a).isEqualTo(a.orders());
-            assertThat(a.staged()).as("one order.placed per order: %s", a).isEqualTo(a.orders());
-            assertThat(a.duplicates())
-                    .as("duplicate deliveries, each a publication the outbox counted: %s", a)
-                    .isLessThanOrEqualTo(a.explainable());
+            a.assertHoldsTheContract();
             assertThat(survivor.leaderOf("orders.shipments"))
                     .as("the shipments queue's new leader")
                     .isNotEqualTo(leader.name());

@@ -1,5 +1,6 @@
 package dev.durability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -51,6 +52,30 @@ record FaultAccounting(
         long poison,
         long deadLetters,
         long lost) {
+
+    /**
+     * The fault suite's contract (docs/reliability.md): nothing lost, no order created or shipped twice, one event and
+     * one shipment per order, every duplicate delivery a publication the outbox counted, every poison recorded once.
+     */
+    void assertHoldsTheContract() {
+        assertThat(accepted()).as("orders accepted under the fault: %s", this).isPositive();
+        assertThat(lost()).as("lost: %s", this).isZero();
+        assertThat(ordersTwice())
+                .as("requests that created a second order: %s", this)
+                .isZero();
+        assertThat(shippedTwice()).as("orders shipped twice: %s", this).isZero();
+        assertThat(orders())
+                .as("orders = accepted + unknown ones that were placed: %s", this)
+                .isEqualTo(accepted() + unknownPlaced());
+        assertThat(shipments()).as("one shipment per order: %s", this).isEqualTo(orders());
+        assertThat(staged()).as("one order.placed per order: %s", this).isEqualTo(orders());
+        assertThat(duplicates())
+                .as(
+                        "duplicate deliveries, each a publication the outbox counted (failed attempt, lease recovery): %s",
+                        this)
+                .isLessThanOrEqualTo(explainable());
+        assertThat(deadLetters()).as("poison recorded once each: %s", this).isEqualTo(poison());
+    }
 
     static final Path REPORT = Path.of("target", "reliability", "accounting.md");
 

@@ -26,7 +26,6 @@ import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The newest migration is online-safe (docs/schema.md, "Online migrations"): applied to an outbox holding rows in
@@ -43,7 +42,7 @@ class MigrationUnderLoadIT {
     @Test
     void theNewestMigrationAppliesOnceWhileStagingGoesOnAndNoStagingTransactionWaitsForIt() throws Exception {
         OutboxTable.dropSchema(SCHEMA);
-        Flyway release = MigrationPlan.forSchema(dataSource(), SCHEMA);
+        Flyway release = MigrationPlan.forSchema(OutboxTable.dataSource(), SCHEMA);
         MigrationVersion newest = newest(release);
         Flyway.configure()
                 .configuration(release.getConfiguration())
@@ -70,8 +69,8 @@ class MigrationUnderLoadIT {
             // the index builds forever.
             migrating.set(true);
             Future<MigrateResult> first = pool.submit(release::migrate);
-            Future<MigrateResult> second = pool.submit(
-                    () -> MigrationPlan.forSchema(dataSource(), SCHEMA).migrate());
+            Future<MigrateResult> second = pool.submit(() ->
+                    MigrationPlan.forSchema(OutboxTable.dataSource(), SCHEMA).migrate());
             int applied = first.get(120, TimeUnit.SECONDS).migrationsExecuted
                     + second.get(120, TimeUnit.SECONDS).migrationsExecuted;
             migrating.set(false);
@@ -243,13 +242,5 @@ class MigrationUnderLoadIT {
                 .map(MigrationInfo::getVersion)
                 .filter(Objects::nonNull)
                 .filter(v -> v.isNewerThan(MigrationVersion.fromVersion("0")));
-    }
-
-    private static PGSimpleDataSource dataSource() {
-        PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setUrl(Coordinates.jdbcUrl());
-        dataSource.setUser(Coordinates.dbUser());
-        dataSource.setPassword(Coordinates.dbPassword());
-        return dataSource;
     }
 }

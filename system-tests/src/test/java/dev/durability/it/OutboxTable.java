@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** Direct JDBC access to one schema's {@code event_outbox}, to seed rows and read their state. */
 final class OutboxTable {
@@ -40,6 +41,15 @@ final class OutboxTable {
 
     static Connection connect() throws SQLException {
         return DriverManager.getConnection(Coordinates.jdbcUrl(), Coordinates.dbUser(), Coordinates.dbPassword());
+    }
+
+    /** The same database as a data source, for the tests' own Flyway runs. */
+    static PGSimpleDataSource dataSource() {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setUrl(Coordinates.jdbcUrl());
+        dataSource.setUser(Coordinates.dbUser());
+        dataSource.setPassword(Coordinates.dbPassword());
+        return dataSource;
     }
 
     static void dropSchema(String schema) throws SQLException {

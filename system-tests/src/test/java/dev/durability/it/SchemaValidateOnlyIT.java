@@ -14,7 +14,6 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.MigrationVersion;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A schema its administrator migrates ({@code durability.schema.migrate=false}, docs/schema.md): a server of this
@@ -27,7 +26,7 @@ class SchemaValidateOnlyIT {
     @Test
     void aServerThatDoesNotMigrateRefusesAnOlderSchemaAndRunsOnceItIsMigrated() throws Exception {
         OutboxTable.dropSchema(SCHEMA);
-        Flyway release = MigrationPlan.forSchema(dataSource(), SCHEMA);
+        Flyway release = MigrationPlan.forSchema(OutboxTable.dataSource(), SCHEMA);
         MigrationVersion newest = Arrays.stream(release.info().all())
                 .map(MigrationInfo::getVersion)
                 .filter(Objects::nonNull)
@@ -69,7 +68,7 @@ class SchemaValidateOnlyIT {
             // demo's settings (docs/operations.md, least privileges), and restarts the application.
             release.migrate();
             Flyway.configure()
-                    .dataSource(dataSource())
+                    .dataSource(OutboxTable.dataSource())
                     .schemas(SCHEMA)
                     .table("demo_schema_history")
                     .baselineOnMigrate(true)
@@ -84,13 +83,5 @@ class SchemaValidateOnlyIT {
                             .statusCode())
                     .isEqualTo(201);
         }
-    }
-
-    private static PGSimpleDataSource dataSource() {
-        PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setUrl(Coordinates.jdbcUrl());
-        dataSource.setUser(Coordinates.dbUser());
-        dataSource.setPassword(Coordinates.dbPassword());
-        return dataSource;
     }
 }

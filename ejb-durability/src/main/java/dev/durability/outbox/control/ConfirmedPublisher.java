@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,7 +81,7 @@ public class ConfirmedPublisher {
     private Channel channel;
 
     /** Batches sent and not yet settled, by the channel they went out on (at most two: docs/decisions/0041). */
-    private final Map<Channel, Integer> unsettled = new java.util.IdentityHashMap<>();
+    private final Map<Channel, Integer> unsettled = new IdentityHashMap<>();
 
     /**
      * A channel given up on after a nack while another batch was still in flight on it: no new batch goes out on
