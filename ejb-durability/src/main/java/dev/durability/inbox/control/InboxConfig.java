@@ -159,7 +159,6 @@ public class InboxConfig implements FeatureConfig {
         return (enabled ? "" : "consumers disabled, ") + "inbox prefetch " + prefetch + ", concurrency " + concurrency
                 + ", " + maxAttempts + " attempts, backoff " + backoffInitialMillis + "-" + backoffMaxMillis
                 + " ms, dead sessions ended after " + deadSessionSeconds + " s, " + queueType
-                + " queues unless a consumer "
-                + "chooses";
+                + " queues unless a consumer chooses";
     }
 }
