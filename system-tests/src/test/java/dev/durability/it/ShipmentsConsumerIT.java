@@ -3,6 +3,7 @@ package dev.durability.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.durability.deadletter.control.OccurrenceToken;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.control.EnvelopeJson;
 import jakarta.json.Json;
@@ -131,9 +132,12 @@ class ShipmentsConsumerIT {
         assertThat(rows).allSatisfy(row -> {
             assertThat(row.path()).isEqualTo("application");
             assertThat(row.reason()).startsWith("malformed envelope");
-            assertThat(row.occurrenceToken()).isNull();
+            assertThat(row.occurrenceToken()).startsWith("malformed:");
             assertThat(row.quarantined()).isFalse();
         });
+        assertThat(rows)
+                .extracting(ConsumerTables.DeadLetterRow::occurrenceToken)
+                .doesNotHaveDuplicates();
         assertThat(rows.stream().filter(r -> r.rawBytes() != null).map(ConsumerTables.DeadLetterRow::rawBytes))
                 .containsExactlyInAnyOrder(notJson, invalidUtf8, nested, noise);
         assertThat(rows.stream().filter(r -> r.envelope() != null))
@@ -142,6 +146,42 @@ class ShipmentsConsumerIT {
                                 .readObject())
                         .isEqualTo(Json.createReader(new java.io.StringReader(new String(noId, StandardCharsets.UTF_8)))
                                 .readObject()));
+    }
+
+    /**
+     * The consumer cannot tell a malformed message redelivered after a lost ack from the same bytes sent again
+     * under the same message id: both are one occurrence, audited once; the same bytes under another message id
+     * are another message (docs/decisions/0090-malformed-dead-letter-occurrences.md).
+     */
+    @Test
+    void aMalformedMessageDeliveredAgainIsAuditedOnce() throws Exception {
+        String marker = UUID.randomUUID().toString();
+        byte[] notJson = ("not json " + marker).getBytes(StandardCharsets.UTF_8);
+        String where = "original_queue = ? AND position(convert_to(?, 'UTF8') in raw_bytes) > 0";
+        String duplicate = "outcome=\"duplicate\"";
+        double duplicates = Http.metric(server, "durability_dlq_outcomes_total", duplicate);
+        try (Amqp amqp = new Amqp()) {
+            amqp.publish(
+                    "", QUEUE, Amqp.persistent().messageId("first-" + marker).build(), notJson);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> tables.deadLetters(where, QUEUE, marker).size() == 1);
+            amqp.publish(
+                    "", QUEUE, Amqp.persistent().messageId("first-" + marker).build(), notJson);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Http.metric(server, "durability_dlq_outcomes_total", duplicate) == duplicates + 1);
+            amqp.publish(
+                    "", QUEUE, Amqp.persistent().messageId("second-" + marker).build(), notJson);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> tables.deadLetters(where, QUEUE, marker).size() == 2);
+        }
+        assertThat(Http.metric(server, "durability_dlq_outcomes_total", duplicate))
+                .as("the second delivery of the first message, and only it")
+                .isEqualTo(duplicates + 1);
+        assertThat(tables.deadLetters(where, QUEUE, marker))
+                .extracting(ConsumerTables.DeadLetterRow::occurrenceToken)
+                .containsExactlyInAnyOrder(
+                        OccurrenceToken.malformed(QUEUE, "first-" + marker, notJson),
+                        OccurrenceToken.malformed(QUEUE, "second-" + marker, notJson));
     }
 
     /**

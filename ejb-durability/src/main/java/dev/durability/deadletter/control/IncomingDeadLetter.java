@@ -129,6 +129,7 @@ public record IncomingDeadLetter(
                         content,
                         xDeathJson,
                         OccurrenceToken.validApplication(wrapper.occurrenceToken(), id, wrapper.consumerQueue())
+                                .or(() -> OccurrenceToken.validMalformed(wrapper.occurrenceToken()))
                                 .orElse(null),
                         plausible(wrapper.deadLetteredAt()),
                         wrapper.evidenceTruncated());

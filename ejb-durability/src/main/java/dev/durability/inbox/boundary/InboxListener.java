@@ -276,7 +276,7 @@ public final class InboxListener extends DefaultConsumer {
                 wrapper, properties, envelope.eventType(), envelope.id().toString());
     }
 
-    /** A message that is no envelope has no inbox row and so no token: recorded tokenless, raw bytes kept. */
+    /** A message that is no envelope has no inbox row: its token is its bytes' and message id's, raw bytes kept. */
     private void deadLetterMalformed(AMQP.BasicProperties properties, byte[] body, String why) throws IOException {
         MessagingSpans.failed(Span.current(), "malformed envelope: " + why, null);
         LOG.warning(() -> "Consumer of " + consumer.queue() + " received a malformed envelope (message id "
@@ -285,7 +285,7 @@ public final class InboxListener extends DefaultConsumer {
                 "malformed envelope: " + why,
                 consumer.queue(),
                 properties.getAppId(),
-                null,
+                OccurrenceToken.malformed(consumer.queue(), properties.getMessageId(), body),
                 Instant.now(),
                 0,
                 MessageContent.of(body));

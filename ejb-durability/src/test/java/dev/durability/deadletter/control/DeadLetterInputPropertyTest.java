@@ -113,7 +113,9 @@ class DeadLetterInputPropertyTest {
     void aTokenIsBoundedPrintableAndPrefixedOrNoToken(@ForAll("tokens") String token) {
         OccurrenceToken.valid(token).ifPresent(valid -> {
             assertThat(valid).isEqualTo(token).hasSizeLessThanOrEqualTo(OccurrenceToken.MAX_BYTES);
-            assertThat(valid.startsWith(OccurrenceToken.APPLICATION) || valid.startsWith(OccurrenceToken.BROKER))
+            assertThat(valid.startsWith(OccurrenceToken.APPLICATION)
+                            || valid.startsWith(OccurrenceToken.BROKER)
+                            || valid.startsWith(OccurrenceToken.MALFORMED))
                     .isTrue();
             assertThat(valid.chars()).allMatch(c -> c >= 0x21 && c <= 0x7e);
         });
@@ -299,6 +301,7 @@ class DeadLetterInputPropertyTest {
         return Arbitraries.oneOf(
                 Arbitraries.strings().all().ofMaxLength(300),
                 Arbitraries.strings().all().ofMaxLength(300).map(s -> OccurrenceToken.APPLICATION + s),
+                Arbitraries.strings().all().ofMaxLength(300).map(s -> OccurrenceToken.MALFORMED + s),
                 Arbitraries.strings()
                         .withCharRange('!', '~')
                         .ofMinLength(240)

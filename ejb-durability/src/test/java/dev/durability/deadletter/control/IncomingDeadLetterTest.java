@@ -103,6 +103,49 @@ class IncomingDeadLetterTest {
         }
     }
 
+    /** A malformed message's redelivery after a lost ack is the same occurrence: its wrapper gives the same token. */
+    @Test
+    void aMalformedMessageGivesOneTokenPerMessageAndQueue() {
+        byte[] body = bytes("{not json");
+        String token = OccurrenceToken.malformed("shipments", "m-1", body);
+        assertThat(token).isEqualTo(OccurrenceToken.malformed("shipments", "m-1", bytes("{not json")));
+        assertThat(List.of(
+                        OccurrenceToken.malformed("shipments", "m-2", body),
+                        OccurrenceToken.malformed("shipments", null, body),
+                        OccurrenceToken.malformed("invoices", "m-1", body),
+                        OccurrenceToken.malformed("shipments", "m-1", bytes("{not json!")),
+                        // The parts are framed: moving bytes from the queue name into the message id changes it.
+                        OccurrenceToken.malformed("shipment", "sm-1", body)))
+                .doesNotContain(token)
+                .doesNotHaveDuplicates();
+        String wrapper = new String(
+                new DeadLetterWrapper(
+                                "malformed envelope: not JSON",
+                                "shipments",
+                                null,
+                                token,
+                                TIME,
+                                0,
+                                MessageContent.of(body))
+                        .toJson(),
+                StandardCharsets.UTF_8);
+        IncomingDeadLetter letter = read("dlq.shipments", Map.of(DeadLetterWrapper.HEADER, 1), wrapper);
+        assertThat(letter.path()).isEqualTo(IncomingDeadLetter.Path.APPLICATION);
+        assertThat(letter.occurrenceToken()).isEqualTo(token);
+        assertThat(letter.content().raw()).isEqualTo(body);
+    }
+
+    @Test
+    void aMalformedTokenThatIsNoDigestIsDropped() {
+        for (String token :
+                List.of("malformed:", "malformed:" + "a".repeat(63), "malformed:" + "A".repeat(64), "malformed:x")) {
+            assertThat(read("dlq.shipments", Map.of(DeadLetterWrapper.HEADER, 1), wrapper(token))
+                            .occurrenceToken())
+                    .as(token)
+                    .isNull();
+        }
+    }
+
     @Test
     void bytesThatAreNotJsonAreKeptRawAndAnUnknownDeadLetterIsStillRead() {
         byte[] noise = {(byte) 0xC3, (byte) 0x28, 0, 1, 2};
