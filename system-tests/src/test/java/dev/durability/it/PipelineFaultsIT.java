@@ -40,6 +40,8 @@ class PipelineFaultsIT {
     private static final Duration CUT = Duration.ofSeconds(15);
     /** The second server's clock, stepped back and forward by this much under load. */
     private static final Duration SKEW = Duration.ofMinutes(10);
+    /** Rows a server claimed and has not settled, by its instance name: what a fault may strand with it. */
+    private static final String STRANDED = "published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?";
     /** How long the clock stays stepped back: libfaketime reads the offset again every second. */
     private static final Duration SKEW_HELD = Duration.ofSeconds(3);
 
@@ -156,8 +158,7 @@ class PipelineFaultsIT {
         await("every row the killed server had claimed published by the survivor")
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofSeconds(1))
-                .until(() ->
-                        outbox.count("published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?", SECOND) == 0);
+                .until(() -> outbox.count(STRANDED, SECOND) == 0);
     }
 
     @Test
@@ -191,7 +192,6 @@ class PipelineFaultsIT {
     void theDatabaseBlackHoledUnderOneOfTwoServersPastItsLease() throws Exception {
         bothServers();
         OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
-        String stranded = "published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?";
         FaultAccounting accounting = run(
                 "network to PostgreSQL a black hole for longer than the lease (one of two servers, load on the other)",
                 List.of(Coordinates.mainServer()),
@@ -204,10 +204,10 @@ class PipelineFaultsIT {
                             await("rows claimed by the second server and not stamped")
                                     .atMost(Duration.ofSeconds(30))
                                     .pollInterval(Duration.ofMillis(20))
-                                    .until(() -> outbox.count(stranded, SECOND) > 0);
+                                    .until(() -> outbox.count(STRANDED, SECOND) > 0);
                             toDatabase.partition();
                             Thread.sleep(300); // a stamp already past the relay lands now
-                            holding = outbox.count(stranded, SECOND) > 0;
+                            holding = outbox.count(STRANDED, SECOND) > 0;
                             if (!holding) {
                                 toDatabase.heal();
                             }
@@ -218,7 +218,7 @@ class PipelineFaultsIT {
                         await("the main server publishes what the second one stranded, the path still dead")
                                 .atMost(SECOND_LEASE.plus(TAKEOVER))
                                 .pollInterval(Duration.ofMillis(500))
-                                .until(() -> outbox.count(stranded, SECOND) == 0);
+                                .until(() -> outbox.count(STRANDED, SECOND) == 0);
                     } finally {
                         toDatabase.heal();
                     }
@@ -237,7 +237,6 @@ class PipelineFaultsIT {
     void theBrokerBlackHoledUnderOneOfTwoServers() throws Exception {
         bothServers();
         OutboxTable outbox = new OutboxTable(Coordinates.mainSchema());
-        String stranded = "published_at IS NULL AND unroutable_at IS NULL AND claimed_by = ?";
         FaultAccounting accounting = run(
                 "network to RabbitMQ a black hole past two heartbeats (one of two servers, load on the other)",
                 List.of(Coordinates.mainServer()),
@@ -253,7 +252,7 @@ class PipelineFaultsIT {
                         await("the second server's unconfirmed claims released and published by the main one")
                                 .atMost(Duration.ofSeconds(5).plus(TAKEOVER))
                                 .pollInterval(Duration.ofMillis(500))
-                                .until(() -> outbox.count(stranded, SECOND) == 0);
+                                .until(() -> outbox.count(STRANDED, SECOND) == 0);
                         await("every order placed before the black hole shipped, the path still dead")
                                 .atMost(SECOND_HEARTBEAT.multipliedBy(2).plus(TAKEOVER))
                                 .pollInterval(Duration.ofSeconds(1))
