@@ -37,6 +37,8 @@ class ClusterFailoverIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(120);
     private static final int CLIENTS = 4;
+    /** The events exchange's alternate exchange, and its queue's name. */
+    private static final String ALTERNATE = "orders.unrouted";
     /** Orders shipped before the kill, and again of those placed after it: the load runs on both sides of it. */
     private static final int SHIPPED_EACH_SIDE = 100;
 
@@ -65,7 +67,7 @@ class ClusterFailoverIT {
                 assertThat(a.connectionPorts("orders@" + INSTANCE)).containsOnly(PORTS.get(0));
                 b.resumeListeners();
                 c.resumeListeners();
-                for (String queue : List.of("orders.shipments", "orders.dead-letters")) {
+                for (String queue : List.of("orders.shipments", "orders.dead-letters", ALTERNATE)) {
                     assertThat(a.typeOf(queue)).as(queue).isEqualTo("quorum");
                     assertThat(a.leaderOf(queue)).as("leader of " + queue).isEqualTo(a.name());
                 }
@@ -82,6 +84,7 @@ class ClusterFailoverIT {
         // The test's own view of what was published: a quorum queue led by a survivor, reached through it.
         try (EventQueue placed = new EventQueue(
                         List.of(new Address("127.0.0.1", PORTS.get(1))),
+                        Map.of("alternate-exchange", ALTERNATE),
                         Map.of("x-queue-type", "quorum"),
                         "order.placed");
                 OrderLoad load = new OrderLoad(tag, List.of(server.uri()), CLIENTS)) {
@@ -167,6 +170,11 @@ class ClusterFailoverIT {
                         "DURABILITY_INBOX_QUEUE_TYPE",
                         "quorum",
                         "DURABILITY_DEAD_LETTER_QUEUE_TYPE",
+                        "quorum",
+                        // What no queue is bound for is kept on the cluster too.
+                        "DURABILITY_BROKER_ALTERNATE_EXCHANGE",
+                        ALTERNATE,
+                        "DURABILITY_BROKER_ALTERNATE_QUEUE_TYPE",
                         "quorum"));
     }
 

@@ -66,12 +66,17 @@ final class EventQueue implements AutoCloseable {
     }
 
     /**
-     * A queue with these arguments on a broker of the test's own: its connections go to the first of
-     * {@code addresses} that accepts, in this order.
+     * A queue with these arguments on a broker of the test's own, its events exchange declared with
+     * {@code exchangeArguments} as the server declares it: its connections go to the first of {@code addresses}
+     * that accepts, in this order.
      */
-    EventQueue(List<Address> addresses, Map<String, Object> arguments, String... routingKeys)
+    EventQueue(
+            List<Address> addresses,
+            Map<String, Object> exchangeArguments,
+            Map<String, Object> arguments,
+            String... routingKeys)
             throws IOException, TimeoutException {
-        this(Amqp.factory(), addresses, EXCHANGE, Map.of(), arguments, routingKeys);
+        this(Amqp.factory(), addresses, EXCHANGE, exchangeArguments, arguments, routingKeys);
     }
 
     /**

@@ -23,6 +23,7 @@ public class BrokerConfig implements FeatureConfig {
     static final String HEARTBEAT = "durability.broker.heartbeat-seconds";
     static final String EVENTS_EXCHANGE = "durability.broker.events-exchange";
     static final String ALTERNATE_EXCHANGE = "durability.broker.alternate-exchange";
+    static final String ALTERNATE_QUEUE_TYPE = "durability.broker.alternate-queue-type";
     static final String DEAD_LETTER_EXCHANGE = "durability.broker.dead-letter-exchange";
     static final String USERNAME = "durability.broker.username";
     static final String PASSWORD = "durability.broker.password";
@@ -66,6 +67,10 @@ public class BrokerConfig implements FeatureConfig {
     Optional<String> alternateExchange;
 
     @Inject
+    @ConfigProperty(name = ALTERNATE_QUEUE_TYPE)
+    String alternateQueueType;
+
+    @Inject
     @ConfigProperty(name = DEAD_LETTER_EXCHANGE)
     String deadLetterExchange;
 
@@ -95,6 +100,11 @@ public class BrokerConfig implements FeatureConfig {
                 name,
                 "must be an exchange name of letters, digits, '.', '_', ':' or '-', not starting with 'amq.', other "
                         + "than the events exchange"));
+        InvalidConfigurationException.check(
+                alternateQueueType.equals("classic") || alternateQueueType.equals("quorum"),
+                ALTERNATE_QUEUE_TYPE,
+                alternateQueueType,
+                "must be classic or quorum");
         InvalidConfigurationException.check(
                 deadLetterExchange.matches(EXCHANGE_NAME)
                         && !deadLetterExchange.startsWith("amq.")
@@ -185,6 +195,14 @@ public class BrokerConfig implements FeatureConfig {
         return alternateExchange;
     }
 
+    /**
+     * Whether the alternate exchange's queue is a quorum queue: on a cluster a classic one lives on one node, and
+     * the events it keeps would go with that node (docs/decisions/0089-cluster-and-delivery-limits.md).
+     */
+    public boolean alternateQueueQuorum() {
+        return alternateQueueType.equals("quorum");
+    }
+
     /** The topic exchange every consumer queue dead-letters into, under {@code dlq.<queue>}. */
     public String deadLetterExchange() {
         return deadLetterExchange;
@@ -217,7 +235,7 @@ public class BrokerConfig implements FeatureConfig {
                 + " exchange " + eventsExchange
                 + ", dead letters " + deadLetterExchange
                 + alternateExchange
-                        .map(name -> " (alternate exchange " + name + ")")
+                        .map(name -> " (alternate exchange " + name + ", " + alternateQueueType + " queue)")
                         .orElse("");
     }
 }

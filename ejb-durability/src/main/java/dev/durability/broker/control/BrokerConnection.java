@@ -155,7 +155,12 @@ public class BrokerConnection {
                 TopologyRefused.refusedAccessNamed(
                         "declare the alternate exchange's queue '" + name + "'",
                         "configure on queue '" + name + "'",
-                        () -> channel.queueDeclare(name, true, false, false, null));
+                        () -> channel.queueDeclare(
+                                name,
+                                true,
+                                false,
+                                false,
+                                config.alternateQueueQuorum() ? Map.of("x-queue-type", "quorum") : null));
                 TopologyRefused.refusedAccessNamed(
                         "bind queue '" + name + "' to exchange '" + name + "'",
                         "write on queue '" + name + "' and read on exchange '" + name + "'",

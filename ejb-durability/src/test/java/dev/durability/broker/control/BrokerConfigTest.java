@@ -29,6 +29,7 @@ class BrokerConfigTest {
         config.heartbeatSeconds = 30;
         config.eventsExchange = "durability.events";
         config.alternateExchange = Optional.empty();
+        config.alternateQueueType = "classic";
         config.deadLetterExchange = "durability.dead-letters";
         config.maxMessageBytes = 16_777_216;
         return config;
@@ -47,6 +48,20 @@ class BrokerConfigTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.broker.heartbeat-seconds")
                 .hasMessageContaining("'0'");
+    }
+
+    @Test
+    void theAlternateQueueIsClassicOrQuorum() {
+        BrokerConfig config = defaults();
+        config.alternateExchange = Optional.of("orders.unrouted");
+        config.alternateQueueType = "quorum";
+        assertThatCode(config::validate).doesNotThrowAnyException();
+        assertThat(config.alternateQueueQuorum()).isTrue();
+        config.alternateQueueType = "stream";
+        assertThatThrownBy(config::validate)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.broker.alternate-queue-type")
+                .hasMessageContaining("'stream'");
     }
 
     @Test
