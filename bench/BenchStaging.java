@@ -19,22 +19,25 @@ import java.util.regex.Pattern;
  * {@code OutboxStager} writes it; one connection. The target (staging adds at most 10 %) applies here.
  *
  * <p>{@code concurrency}: staging at 1, 4, 16 and 64 connections (docs/decisions/0082-in-process-wake-up.md): the
- * demo's one-insert order transaction three ways:
+ * demo's one-insert order transaction four ways:
  * <ul>
- *   <li>{@code alone}: the order's insert, no event (the limit);
- *   <li>{@code staged}: with the {@code order.placed} row as {@code OutboxStager} writes it
- *       ({@code notify_drains = false}: the server wakes its own drain in the process after the commit);
+ *   <li>{@code alone}: the order's insert, no event (what the event costs at all, for scale);
+ *   <li>{@code unwoken}: with the {@code order.placed} row and no wake-up of any kind, the outbox's insert trigger
+ *       disabled (the limit: what staging would cost if nothing woke the drains);
+ *   <li>{@code staged}: with the row as {@code OutboxStager} writes it ({@code notify_drains = false}: the trigger's
+ *       condition is false, and the server wakes its own drain in the process after the commit);
  *   <li>{@code notifying}: with the same row inserted by SQL, whose trigger queues a {@code pg_notify} for the
  *       drains' LISTEN connections (the cluster-wide notify lock at commit).
  * </ul>
  * The tables are emptied before every run, so no run inherits another's rows. Each figure is the median of the
- * rounds; the ratios are the medians of each round's ratio to {@code alone} in the same round.
+ * rounds; the ratios are the medians of each round's ratio to {@code unwoken} in the same round.
  *
  * <pre>
  * java BenchStaging.java business SCHEMA SECONDS ROUNDS      (PostgreSQL from the PG* variables; SCHEMA migrated,
  *   -> "without_ms with_ms ratio"                              no server on it)
  * java BenchStaging.java concurrency SCHEMA SECONDS ROUNDS
- *   -> per connection count: "connections alone_tps staged_tps notifying_tps staged_ratio notifying_ratio"
+ *   -> per connection count:
+ *      "connections alone_tps unwoken_tps staged_tps notifying_tps staged_ratio notifying_ratio"
  * </pre>
  */
 public class BenchStaging {
@@ -43,6 +46,7 @@ public class BenchStaging {
 
     enum Variant {
         ALONE,
+        UNWOKEN,
         STAGED,
         NOTIFYING
     }
@@ -124,18 +128,29 @@ public class BenchStaging {
                 Map<Variant, Double> thisRound = new EnumMap<>(Variant.class);
                 for (Variant variant : Variant.values()) {
                     empty(schema);
-                    double measured = pgbench(scripts.get(variant), connections, seconds);
+                    double measured;
+                    if (variant == Variant.UNWOKEN) {
+                        psql("ALTER TABLE " + schema + ".event_outbox DISABLE TRIGGER event_outbox_staged");
+                        try {
+                            measured = pgbench(scripts.get(variant), connections, seconds);
+                        } finally {
+                            psql("ALTER TABLE " + schema + ".event_outbox ENABLE TRIGGER event_outbox_staged");
+                        }
+                    } else {
+                        measured = pgbench(scripts.get(variant), connections, seconds);
+                    }
                     thisRound.put(variant, measured);
                     tps.computeIfAbsent(variant, v -> new ArrayList<>()).add(measured);
                 }
-                stagedRatios.add(thisRound.get(Variant.STAGED) / thisRound.get(Variant.ALONE));
-                notifyingRatios.add(thisRound.get(Variant.NOTIFYING) / thisRound.get(Variant.ALONE));
+                stagedRatios.add(thisRound.get(Variant.STAGED) / thisRound.get(Variant.UNWOKEN));
+                notifyingRatios.add(thisRound.get(Variant.NOTIFYING) / thisRound.get(Variant.UNWOKEN));
             }
             System.out.printf(
                     Locale.ROOT,
-                    "%d %.0f %.0f %.0f %.2f %.2f%n",
+                    "%d %.0f %.0f %.0f %.0f %.2f %.2f%n",
                     connections,
                     median(tps.get(Variant.ALONE)),
+                    median(tps.get(Variant.UNWOKEN)),
                     median(tps.get(Variant.STAGED)),
                     median(tps.get(Variant.NOTIFYING)),
                     median(stagedRatios),
@@ -144,7 +159,7 @@ public class BenchStaging {
         empty(schema);
     }
 
-    /** The demo's order transaction; both event variants write the row the stager writes, but for its flag. */
+    /** The demo's order transaction; the event variants write the row the stager writes, but for its flag. */
     static String transaction(String schema, Variant variant) {
         StringBuilder sql = new StringBuilder()
                 .append("\\set n random(1, 1000000)\n")
@@ -156,6 +171,7 @@ public class BenchStaging {
                 .append(".demo_orders (id, customer, sku, quantity) VALUES (current_setting('bench.order_id')::uuid,")
                 .append(" 'bench', 'book-' || :n, 1);\n");
         if (variant != Variant.ALONE) {
+            // Unwoken: written as the stager writes it, its trigger disabled for the run.
             sql.append(outboxInsert(schema, variant == Variant.NOTIFYING));
         }
         return sql.append("COMMIT;\n").toString();
