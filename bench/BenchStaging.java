@@ -91,14 +91,7 @@ public class BenchStaging {
 
     /** Five statements of business work, then (with the event) the row as OutboxStager writes it. */
     static String businessTransaction(String schema, boolean withEvent) {
-        StringBuilder sql = new StringBuilder()
-                .append("\\set n random(1, 1000)\n")
-                .append("BEGIN;\n")
-                .append("SELECT set_config('bench.order_id', gen_random_uuid()::text, true);\n")
-                .append("INSERT INTO ")
-                .append(schema)
-                .append(".demo_orders (id, customer, sku, quantity) VALUES (current_setting('bench.order_id')::uuid,")
-                .append(" 'bench', 'book-' || :n, 3);\n");
+        StringBuilder sql = new StringBuilder(orderBegun(schema, 1_000, 3));
         for (int line = 1; line <= 3; line++) {
             sql.append("INSERT INTO ")
                     .append(schema)
@@ -161,20 +154,24 @@ public class BenchStaging {
 
     /** The demo's order transaction; the event variants write the row the stager writes, but for its flag. */
     static String transaction(String schema, Variant variant) {
-        StringBuilder sql = new StringBuilder()
-                .append("\\set n random(1, 1000000)\n")
-                .append("BEGIN;\n")
-                // pgbench has no uuid variables: the order's id is picked first, the same statement in each variant.
-                .append("SELECT set_config('bench.order_id', gen_random_uuid()::text, true);\n")
-                .append("INSERT INTO ")
-                .append(schema)
-                .append(".demo_orders (id, customer, sku, quantity) VALUES (current_setting('bench.order_id')::uuid,")
-                .append(" 'bench', 'book-' || :n, 1);\n");
+        StringBuilder sql = new StringBuilder(orderBegun(schema, 1_000_000, 1));
         if (variant != Variant.ALONE) {
             // Unwoken: written as the stager writes it, its trigger disabled for the run.
             sql.append(outboxInsert(schema, variant == Variant.NOTIFYING));
         }
         return sql.append("COMMIT;\n").toString();
+    }
+
+    /**
+     * A transaction begun with the demo's order of {@code quantity} of one of {@code skus} books. pgbench has no uuid
+     * variables: the order's id is picked first, the same statement in every variant.
+     */
+    static String orderBegun(String schema, int skus, int quantity) {
+        return "\\set n random(1, " + skus + ")\n"
+                + "BEGIN;\n"
+                + "SELECT set_config('bench.order_id', gen_random_uuid()::text, true);\n"
+                + "INSERT INTO " + schema + ".demo_orders (id, customer, sku, quantity)"
+                + " VALUES (current_setting('bench.order_id')::uuid, 'bench', 'book-' || :n, " + quantity + ");\n";
     }
 
     /** The order.placed row of the order picked first in the transaction; notifying as an SQL insert, or not as the stager. */
