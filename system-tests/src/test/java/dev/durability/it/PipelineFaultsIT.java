@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.DoubleSupplier;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -304,9 +305,10 @@ class PipelineFaultsIT {
                 .isPositive();
         // The skew as the database saw it: from the first to the last event staged on the skewed clock. Which
         // server claims a given row is a race, so the drain is judged by its claims of any row of the load.
-        String skewedFrom = "(SELECT min(created_at) FROM " + Coordinates.mainSchema() + ".event_outbox WHERE "
-                + stagedWhileSkewed + ")";
-        String skewedUntil = skewedFrom.replace("min(", "max(");
+        UnaryOperator<String> skewEdge = aggregate -> "(SELECT " + aggregate + "(created_at) FROM "
+                + Coordinates.mainSchema() + ".event_outbox WHERE " + stagedWhileSkewed + ")";
+        String skewedFrom = skewEdge.apply("min");
+        String skewedUntil = skewEdge.apply("max");
         assertThat(outbox.count(
                         ofTheLoad + " AND claimed_by = ? AND claimed_at BETWEEN " + skewedFrom + " AND " + skewedUntil,
                         accounting.tag(),
