@@ -8,7 +8,6 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.durability.broker.control.BrokerConfig;
 import dev.durability.broker.control.BrokerConnection;
-import dev.durability.config.control.ServiceConfig;
 import dev.durability.envelope.EventEnvelope;
 import dev.durability.envelope.control.EnvelopeJson;
 import dev.durability.inbox.InboxConsumer;
@@ -88,8 +87,11 @@ class InboxListenerIT {
     @Inject
     InboxMetrics metrics;
 
-    @Inject
-    ServiceConfig service;
+    /**
+     * The schema of the shared server's application, whose dead-letter consumer audits what these tests
+     * dead-letter (DB_SCHEMA of the server's server.env); this WAR's own tables are in LibraryDeployment.SCHEMA.
+     */
+    private static final String SERVER_SCHEMA = System.getenv().getOrDefault("DB_SCHEMA", "durability");
 
     @Inject
     MetricRegistry registry;
@@ -507,7 +509,7 @@ class InboxListenerIT {
         List<String> rows = new ArrayList<>();
         try (java.sql.Connection c = dataSource.getConnection();
                 PreparedStatement s = c.prepareStatement("SELECT path || '|' || original_queue || '|' || "
-                        + "coalesce(occurrence_token, '') FROM " + service.schema() + ".dead_letter_audit WHERE "
+                        + "coalesce(occurrence_token, '') FROM " + SERVER_SCHEMA + ".dead_letter_audit WHERE "
                         + "envelope_id = ? ORDER BY id")) {
             s.setObject(1, envelopeId);
             try (ResultSet rs = s.executeQuery()) {

@@ -35,6 +35,8 @@ import dev.durability.outbox.control.OutboxConfig;
 import dev.durability.outbox.control.PublishOutcome;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.schema.control.MigrationPlan;
+import dev.durability.schema.control.NamedStatements;
+import dev.durability.schema.control.SchemaQualifier;
 import dev.durability.tracing.control.MessagingSpans;
 import java.io.File;
 import java.io.IOException;
@@ -111,12 +113,24 @@ final class LibraryDeployment {
                         jarOf(io.opentelemetry.context.Context.class),
                         // The API's ComponentLoader lives here since 1.5x.
                         jarOf(io.opentelemetry.common.ComponentLoader.class))
-                .addAsResource("META-INF/microprofile-config.properties")
-                // The shipped persistence unit, pointed at the tests' own data source.
+                // The shipped configuration, with the library's tables in the tests' own schema.
                 .addAsResource(
-                        new StringAsset(shippedPersistenceXml()
-                                .replace("<jta-data-source>jdbc/durability<", "<jta-data-source>" + DATA_SOURCE + "<")),
-                        "META-INF/persistence.xml")
+                        new StringAsset(shipped("META-INF/microprofile-config.properties") + "\n" + ServiceConfig.SCHEMA
+                                + "=" + SCHEMA + "\n"),
+                        "META-INF/microprofile-config.properties")
+                // The shipped persistence unit as it is: its data source reference bound to the tests' own data
+                // source as an adopter binds it, the named statements qualified at start as SchemaMigration does.
+                .addAsResource(new StringAsset(shipped("META-INF/persistence.xml")), "META-INF/persistence.xml")
+                .addClasses(SchemaQualifier.class, NamedStatements.class, QualifiedAtStart.class)
+                .setWebXML(new StringAsset("""
+                        <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                          <resource-ref>
+                            <res-ref-name>%s</res-ref-name>
+                            <res-type>javax.sql.DataSource</res-type>
+                            <lookup-name>%s</lookup-name>
+                          </resource-ref>
+                        </web-app>
+                        """.formatted(ServiceConfig.DATA_SOURCE, DATA_SOURCE)))
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml");
         addMigrations(war);
         return war;
@@ -184,12 +198,10 @@ final class LibraryDeployment {
         }
     }
 
-    private static String shippedPersistenceXml() {
-        try (InputStream xml = OutboxEvent.class.getClassLoader().getResourceAsStream("META-INF/persistence.xml")) {
+    private static String shipped(String resource) {
+        try (InputStream xml = OutboxEvent.class.getClassLoader().getResourceAsStream(resource)) {
             return new String(
-                    Objects.requireNonNull(xml, "ejb-durability's META-INF/persistence.xml")
-                            .readAllBytes(),
-                    StandardCharsets.UTF_8);
+                    Objects.requireNonNull(xml, "ejb-durability's " + resource).readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -210,8 +210,8 @@ class RetentionPrunerIT {
         outbox(3, 31, "published");
         inbox(4, 32);
         try (Connection otherServer = dataSource.getConnection();
-                PreparedStatement lock = otherServer.prepareStatement(
-                        "SELECT pg_advisory_lock(1146242388, hashtext(current_schema() || '.event_outbox'))")) {
+                PreparedStatement lock = otherServer.prepareStatement("SELECT pg_advisory_lock(1146242388, hashtext('"
+                        + LibraryDeployment.SCHEMA + ".event_outbox'))")) {
             lock.execute();
             try {
                 Map<String, TablePruning> run = byTable(pruner.prune(DEFAULTS));

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * The admin WAR under a context root and an application name of a deployer's choosing (docs/liberty.md): a server
  * of its own (the shared server's copy, on a schema of its own) runs, instead of the reference EAR, that EAR
  * without the demo as application {@code ops-console}, its admin WAR at {@code /ops/durability-admin}, with
- * DURABILITY_ADMIN_API_PATHS listing that WAR's API alone, as an adopter's server would set it. Not the shared
+ * DURABILITY_ADMIN_API_PATHS listing that WAR's API alone, as an adopter's server would set it, on a data source
+ * of another JNDI name that the library's reference is bound to. Not the shared
  * server: a second copy of the library there shares its metric names, and removing it unregisters the shared
  * server's own gauges.
  */
@@ -44,6 +45,7 @@ class AdminContextRootIT {
     private static final String APPLICATION = "ops-console";
     private static final String CONTEXT_ROOT = "/ops/durability-admin";
     private static final String SCHEMA = "durability_ops_console";
+    private static final String DATA_SOURCE = "jdbc/ops-console";
 
     private static LibertyServer server;
     private static URI https;
@@ -67,13 +69,27 @@ class AdminContextRootIT {
         Path ear = server.directory().resolve("apps/ops-console.ear");
         writeEarWithoutDemo(ear, CONTEXT_ROOT);
         // The reference application's element, renamed and pointed at the other EAR: its role mapping is an
-        // adopter's (docs/liberty.md).
-        Files.writeString(
-                server.directory().resolve("configDropins/overrides/ops-console.xml"), """
+        // adopter's (docs/liberty.md). Its data source is the adopter's too: another JNDI name, no schema of its
+        // own on the connections, the library's reference bound to it; and jdbc/durability renamed away, so the
+        // application cannot start unless every use of the library's data source follows the binding.
+        Files.writeString(server.directory().resolve("configDropins/overrides/ops-console.xml"), """
                 <server>
-                  <enterpriseApplication id="durability" name="%s" location="%s"/>
+                  <dataSource id="durability" jndiName="jdbc/not-for-ops-console"/>
+                  <dataSource id="opsConsole" jndiName="%s" type="javax.sql.ConnectionPoolDataSource"
+                              isolationLevel="TRANSACTION_READ_COMMITTED">
+                    <jdbcDriver libraryRef="postgresql"/>
+                    <properties.postgresql serverName="${db.host}" portNumber="${db.port}" databaseName="${db.name}"
+                                           user="${db.user}" password="${db.password}" stringType="unspecified"
+                                           reWriteBatchedInserts="true" ApplicationName="ops-console"/>
+                  </dataSource>
+                  <enterpriseApplication id="durability" name="%s" location="%s">
+                    <application-bnd>
+                      <resource-ref name="java:app/env/jdbc/durability" binding-name="%s"/>
+                    </application-bnd>
+                  </enterpriseApplication>
                 </server>
-                """.formatted(APPLICATION, ear));
+                """.formatted(
+                        DATA_SOURCE, APPLICATION, ear, DATA_SOURCE));
         server.start();
         await("application " + APPLICATION + " started")
                 .atMost(Duration.ofSeconds(120))
@@ -179,13 +195,16 @@ class AdminContextRootIT {
                     <server>
                       <enterpriseApplication id="itOpsUnlisted" name="ops-unlisted" location="%s">
                         <classloader commonLibraryRef="postgresql" apiTypeVisibility="+third-party"/>
+                        <application-bnd>
+                          <resource-ref name="java:app/env/jdbc/durability" binding-name="%s"/>
+                        </application-bnd>
                         <appProperties>
                           <property name="durability.inbox.enabled" value="false"/>
                           <property name="durability.instance-name" value="it-ops-unlisted"/>
                         </appProperties>
                       </enterpriseApplication>
                     </server>
-                    """.formatted(ear));
+                    """.formatted(ear, DATA_SOURCE));
             await("application ops-unlisted refused")
                     .atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(500))

@@ -53,7 +53,8 @@ class InvalidConfigurationIT {
         "durability.outbox.lease-seconds, soon",
         // An integer, but shorter than a claim can live with the broker's connect timeout.
         "durability.outbox.lease-seconds, 5",
-        "durability.database.schema, durability_elsewhere",
+        // Not a lower-case identifier: the library writes it unquoted before each of its tables.
+        "durability.database.schema, Durability-Elsewhere",
         // Neither durability nor cloudevents.
         "durability.envelope.format, xml",
         "durability.idempotency.replayed-headers, 'Location,Set-Cookie'",
@@ -142,11 +143,11 @@ class InvalidConfigurationIT {
                     Map.of("it.case", "lacking-grant-" + System.nanoTime()),
                     Map.of("db.user", role, "db.password", ""));
             assertThat(log)
-                    .contains(
-                            "The role " + role + " of data source jdbc/durability lacks privileges Durability needs in"
-                                    + " schema " + schema + ": GRANT UPDATE (id) ON " + schema
-                                    + ".dead_letter_audit. Grant them"
-                                    + " as the schema's owner (docs/grants/postgresql.sql");
+                    .contains("The role " + role
+                            + " of data source java:app/env/jdbc/durability lacks privileges Durability needs in"
+                            + " schema " + schema + ": GRANT UPDATE (id) ON " + schema
+                            + ".dead_letter_audit. Grant them"
+                            + " as the schema's owner (docs/grants/postgresql.sql");
         } finally {
             try (Connection c = OutboxTable.connect();
                     Statement s = c.createStatement()) {

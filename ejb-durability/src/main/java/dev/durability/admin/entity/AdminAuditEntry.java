@@ -31,14 +31,14 @@ import jakarta.persistence.Table;
                         }))
 // ?1 principal, ?2 channel, ?3 action, ?4 outcome, ?5 details (a JSON object's text).
 @NamedNativeQuery(name = AdminAuditEntry.RECORD, query = """
-        INSERT INTO admin_audit (principal, channel, action, outcome, details)
+        INSERT INTO {schema}.admin_audit (principal, channel, action, outcome, details)
         VALUES (?1, ?2, ?3, ?4, CAST(?5 AS jsonb))
         """)
 // The ?1 most recent actions, newest first.
 @NamedNativeQuery(name = AdminAuditEntry.RECENT, resultSetMapping = AdminAuditEntry.ACTION, query = """
         SELECT id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"') AS at, principal, channel, action,
                outcome, CAST(details AS text) AS details
-          FROM admin_audit
+          FROM {schema}.admin_audit
          ORDER BY id DESC
          LIMIT ?1
         """)

@@ -59,11 +59,11 @@ import java.util.UUID;
 // Serializes the starts of replay jobs in the database, so that the check for a running job of an overlapping
 // window and the insert are one step across servers. Held until the starting transaction ends.
 @NamedNativeQuery(name = ReplayJob.LOCK_STARTS, query = """
-        SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.replay_job'))) l
+        SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext('{schema}.replay_job'))) l
         """)
 // The running job whose window overlaps [?1, ?2), the oldest if several (there is at most one).
 @NamedNativeQuery(name = ReplayJob.RUNNING_OVERLAPPING, query = """
-        SELECT CAST(id AS text) FROM replay_job
+        SELECT CAST(id AS text) FROM {schema}.replay_job
          WHERE state = 'running'
            AND tstzrange(window_from, window_to) && tstzrange(CAST(?1 AS timestamptz), CAST(?2 AS timestamptz))
          ORDER BY started_at LIMIT 1
@@ -71,7 +71,7 @@ import java.util.UUID;
 // ?1 id, ?2 from, ?3 to, ?4 event type or null, ?5 scope, ?6 principal, ?7 channel, ?8 rows matched at the
 // start, ?9 the replay span's traceparent or null.
 @NamedNativeQuery(name = ReplayJob.START, query = """
-        INSERT INTO replay_job (id, window_from, window_to, event_type, scope, principal, channel, matched,
+        INSERT INTO {schema}.replay_job (id, window_from, window_to, event_type, scope, principal, channel, matched,
                                 replay_traceparent)
         VALUES (CAST(?1 AS uuid), CAST(?2 AS timestamptz), CAST(?3 AS timestamptz), CAST(?4 AS text), ?5, ?6, ?7, ?8,
                 CAST(?9 AS text))
@@ -80,9 +80,9 @@ import java.util.UUID;
 // ended (a server that died mid-job). Locks its row for the rest of the slice's transaction, so no other server
 // works the job meanwhile, and renews the lease for ?2 s. Jobs other servers hold are skipped, not waited for.
 @NamedNativeQuery(name = ReplayJob.TAKE, resultSetMapping = ReplayJob.TAKEN, query = """
-        UPDATE replay_job j
+        UPDATE {schema}.replay_job j
            SET worker = CAST(?1 AS text), lease_until = now() + make_interval(secs => ?2)
-          FROM (SELECT id FROM replay_job
+          FROM (SELECT id FROM {schema}.replay_job
                  WHERE state = 'running'
                    AND (worker IS NULL OR worker = CAST(?1 AS text) OR lease_until <= now())
                  ORDER BY started_at, id
@@ -98,7 +98,7 @@ import java.util.UUID;
 // the slice (?4, ?5; null when it looked at no row), and ?6 true when the window is done. The longest slice is
 // measured from the start of the slice's transaction to this statement.
 @NamedNativeQuery(name = ReplayJob.PROGRESS, query = """
-        UPDATE replay_job
+        UPDATE {schema}.replay_job
            SET restaged = restaged + ?2, pending = pending + ?3, slices = slices + 1,
                after_created_at = COALESCE(CAST(?4 AS timestamptz), after_created_at),
                after_id = COALESCE(CAST(?5 AS uuid), after_id),
@@ -111,13 +111,13 @@ import java.util.UUID;
         """)
 // Ends running job ?1 as ?2 (cancelled or failed), keeping what its slices restaged.
 @NamedNativeQuery(name = ReplayJob.END, query = """
-        UPDATE replay_job SET state = ?2, ended_at = clock_timestamp(), lease_until = NULL
+        UPDATE {schema}.replay_job SET state = ?2, ended_at = clock_timestamp(), lease_until = NULL
          WHERE id = CAST(?1 AS uuid) AND state = 'running'
         """)
 // A slice of job ?1 failed with error ?2 (its transaction rolled back): counted; the ?3rd failure in a row fails
 // the job. Answers the job's state after it.
 @NamedNativeQuery(name = ReplayJob.SLICE_FAILED, query = """
-        UPDATE replay_job
+        UPDATE {schema}.replay_job
            SET failed_slices = failed_slices + 1, last_error = left(CAST(?2 AS text), 2000),
                state = CASE WHEN failed_slices + 1 >= ?3 THEN 'failed' ELSE state END,
                ended_at = CASE WHEN failed_slices + 1 >= ?3 THEN clock_timestamp() END,
@@ -128,7 +128,7 @@ import java.util.UUID;
 // Asks running job ?1 to stop before its next slice, on behalf of ?2 (the first who asked is kept). Waits for a
 // slice in progress to commit: slices are short.
 @NamedNativeQuery(name = ReplayJob.REQUEST_CANCEL, query = """
-        UPDATE replay_job SET cancelled_by = COALESCE(cancelled_by, ?2)
+        UPDATE {schema}.replay_job SET cancelled_by = COALESCE(cancelled_by, ?2)
          WHERE id = CAST(?1 AS uuid) AND state = 'running'
         """)
 // Job ?1 as operators see it.
@@ -166,7 +166,7 @@ public class ReplayJob {
                to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS started_at,
                to_char(ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ended_at,
                cancelled_by, last_error
-          FROM replay_job
+          FROM {schema}.replay_job
         """;
 
     @Id

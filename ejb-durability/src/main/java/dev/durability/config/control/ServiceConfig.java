@@ -18,6 +18,18 @@ public class ServiceConfig {
      * one Prometheus keep their figures and alerts apart (docs/decisions/0071-service-label-on-every-metric.md).
      */
     public static final String METRIC_LABEL = "source_service";
+    /**
+     * The library's data source: a resource reference the application declares (a {@code resource-ref} of its
+     * application.xml) and its deployer binds to any data source (a {@code lookup-name} there, or server.xml's
+     * {@code application-bnd}); unbound, Liberty links it to {@code jdbc/durability}
+     * (docs/decisions/0091-resources-by-reference.md).
+     */
+    public static final String DATA_SOURCE = "java:app/env/jdbc/durability";
+    /**
+     * What the library's statements write before each of their tables, replaced by the configured schema: they
+     * never depend on the data source's {@code search_path}, which stays the application's.
+     */
+    public static final String SCHEMA_TOKEN = "{schema}";
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
@@ -50,8 +62,24 @@ public class ServiceConfig {
                 INSTANCE_NAME,
                 name,
                 "must be 1-100 characters of letters, digits, '.', '_' or '-'"));
+        requireSchemaName(schema);
+    }
+
+    /** Refuses a schema name the library could not write unquoted before its tables. */
+    public static String requireSchemaName(String schema) {
         InvalidConfigurationException.check(
                 SCHEMA_NAME.matcher(schema).matches(), SCHEMA, schema, "must be a lower-case PostgreSQL identifier");
+        return schema;
+    }
+
+    /** The statement with its tables in {@code schema}. */
+    public static String qualify(String sql, String schema) {
+        return sql.replace(SCHEMA_TOKEN, schema);
+    }
+
+    /** The statement with its tables in the configured schema. */
+    public String qualify(String sql) {
+        return qualify(sql, schema);
     }
 
     public String serviceName() {

@@ -78,7 +78,7 @@ import java.util.UUID;
 // (else null), ?15 whether the evidence is truncated, ?16 the trace id the dead letter ends, or null. A token already
 // taken inserts nothing and returns no row.
 @NamedNativeQuery(name = DeadLetter.RECORD, resultSetMapping = DeadLetter.RECORDED_ROW, query = """
-        INSERT INTO dead_letter_audit (envelope_id, original_queue, source_service, event_type, reason, path,
+        INSERT INTO {schema}.dead_letter_audit (envelope_id, original_queue, source_service, event_type, reason, path,
                                        envelope, raw_bytes, x_death, occurrence_token, occurred_at, quarantined,
                                        divergent_of, evidence_truncated, trace_id)
         VALUES (CAST(?1 AS uuid), ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), CAST(?8 AS bytea), CAST(?9 AS jsonb), ?10,
@@ -97,7 +97,7 @@ import java.util.UUID;
                 AND event_type IS NOT DISTINCT FROM CAST(?4 AS text)
                 AND envelope IS NOT DISTINCT FROM CAST(?5 AS jsonb)
                 AND raw_bytes IS NOT DISTINCT FROM CAST(?6 AS bytea)) AS identical
-        FROM dead_letter_audit
+        FROM {schema}.dead_letter_audit
         WHERE occurrence_token = ?1
         """)
 // Serializes threshold decisions per event type until the transaction ends: two servers recording the
@@ -115,7 +115,7 @@ import java.util.UUID;
 // Dead letters of event type ?1 inside the window of ?2 seconds, on the database clock; a divergent claim of a
 // token is evidence of a divergent copy, not a failure, and does not count.
 @NamedNativeQuery(name = DeadLetter.COUNT_IN_WINDOW, query = """
-        SELECT count(*) FROM dead_letter_audit
+        SELECT count(*) FROM {schema}.dead_letter_audit
         WHERE event_type = ?1
           AND LEAST(COALESCE(occurred_at, dlq_received_at), dlq_received_at)
               > now() - make_interval(secs => CAST(?2 AS double precision))
@@ -130,8 +130,8 @@ import java.util.UUID;
                COALESCE(left(CAST(d.envelope AS text), 4000), left(encode(d.raw_bytes, 'escape'), 4000)) AS content,
                t.verdict, t.note AS verdict_note, t.principal AS verdict_by,
                to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"') AS verdict_at, d.trace_id
-          FROM dead_letter_audit d
-          LEFT JOIN LATERAL (SELECT verdict, note, principal, at FROM dead_letter_triage
+          FROM {schema}.dead_letter_audit d
+          LEFT JOIN LATERAL (SELECT verdict, note, principal, at FROM {schema}.dead_letter_triage
                               WHERE dead_letter_id = d.id ORDER BY at DESC, id DESC LIMIT 1) t ON true
          WHERE (CAST(?1 AS text) IS NULL OR d.event_type = CAST(?1 AS text))
            AND (CAST(?2 AS text) IS NULL OR d.original_queue = CAST(?2 AS text))
@@ -142,19 +142,19 @@ import java.util.UUID;
 // The envelope of dead letter ?1 as JSON text (null when it holds raw bytes only; no row when there is no
 // such dead letter). Locked against retention until the transaction ends.
 @NamedNativeQuery(name = DeadLetter.ENVELOPE_OF, resultSetMapping = DeadLetter.STORED_ENVELOPE, query = """
-        SELECT CAST(envelope AS text) AS envelope FROM dead_letter_audit WHERE id = ?1 FOR KEY SHARE
+        SELECT CAST(envelope AS text) AS envelope FROM {schema}.dead_letter_audit WHERE id = ?1 FOR KEY SHARE
         """)
 // A triage verdict on dead letter ?1: ?2 'redriven' or 'known-bad', ?3 a note or null, ?4 who.
 @NamedNativeQuery(name = DeadLetter.TRIAGE, query = """
-        INSERT INTO dead_letter_triage (dead_letter_id, verdict, note, principal) VALUES (?1, ?2, CAST(?3 AS text), ?4)
+        INSERT INTO {schema}.dead_letter_triage (dead_letter_id, verdict, note, principal) VALUES (?1, ?2, CAST(?3 AS text), ?4)
         """)
 // The status page's counts, each stopping at ?1 rows, as the outbox's status gauges do.
 @NamedNativeQuery(name = DeadLetter.COUNT_ALL, resultSetMapping = DeadLetter.COUNTS, query = """
-        SELECT (SELECT count(*) FROM (SELECT 1 FROM dead_letter_audit LIMIT ?1) a) AS total,
-               (SELECT count(*) FROM (SELECT 1 FROM dead_letter_audit d
-                 WHERE NOT EXISTS (SELECT 1 FROM dead_letter_triage t WHERE t.dead_letter_id = d.id) LIMIT ?1) u)
+        SELECT (SELECT count(*) FROM (SELECT 1 FROM {schema}.dead_letter_audit LIMIT ?1) a) AS total,
+               (SELECT count(*) FROM (SELECT 1 FROM {schema}.dead_letter_audit d
+                 WHERE NOT EXISTS (SELECT 1 FROM {schema}.dead_letter_triage t WHERE t.dead_letter_id = d.id) LIMIT ?1) u)
                    AS untriaged,
-               (SELECT count(*) FROM (SELECT 1 FROM dead_letter_audit
+               (SELECT count(*) FROM (SELECT 1 FROM {schema}.dead_letter_audit
                  WHERE dlq_received_at > now() - interval '24 hours' LIMIT ?1) r) AS last_day
         """)
 public class DeadLetter {

@@ -45,7 +45,7 @@ public class HealthChecks {
             "durability-schema", "the schema's migrations could not be read; the server log has the cause",
             "durability-broker", "the broker did not answer; the server log has the cause");
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
 
     @Inject

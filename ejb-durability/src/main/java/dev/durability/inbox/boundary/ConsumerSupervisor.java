@@ -98,7 +98,7 @@ public class ConsumerSupervisor {
     @Resource
     SessionContext context;
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
 
     private ConsumerSupervisor self;

@@ -52,7 +52,7 @@ import java.util.UUID;
                count(*) FILTER (WHERE processed_at IS NOT NULL) AS processed,
                count(*) FILTER (WHERE processed_at IS NULL AND dead_lettered_at IS NULL) AS in_progress,
                count(*) FILTER (WHERE dead_lettered_at IS NOT NULL) AS dead_lettered
-          FROM event_inbox
+          FROM {schema}.event_inbox
          WHERE received_at > now() - interval '24 hours'
          GROUP BY consumer_queue
          ORDER BY consumer_queue
@@ -68,7 +68,7 @@ import java.util.UUID;
 // (host gone, frozen) holds the row for no longer (docs/decisions/0087-dead-sessions.md). Both are set for this
 // transaction only, in this statement, before its insert can wait: no extra round trip.
 @NamedNativeQuery(name = InboxEntry.BEGIN, query = """
-        INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, processed_at, attempts)
+        INSERT INTO {schema}.event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, processed_at, attempts)
         SELECT ?1, CAST(?2 AS uuid), ?3, ?4, now(), 1
           FROM (SELECT set_config('lock_timeout', CAST(?5 AS text), true) AS lock_timeout,
                        set_config('idle_in_transaction_session_timeout', CAST(?5 AS text), true) AS idle) AS bounded
@@ -83,12 +83,12 @@ import java.util.UUID;
         SELECT processed_at IS NOT NULL AS processed, dead_lettered_at IS NOT NULL AS dead_lettered, attempts,
                CAST(EXTRACT(EPOCH FROM received_at) * 1000000 AS bigint) AS received_micros, last_error,
                dead_lettered_publication
-        FROM event_inbox
+        FROM {schema}.event_inbox
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
         """)
 // A fresh delivery of an envelope this consumer dead-lettered (a replay): a new occurrence starts.
 @NamedNativeQuery(name = InboxEntry.RESTART, query = """
-        UPDATE event_inbox
+        UPDATE {schema}.event_inbox
         SET attempts = 0, received_at = now(), dead_lettered_at = NULL, dead_lettered_publication = NULL,
             last_error = NULL
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid)
@@ -98,7 +98,7 @@ import java.util.UUID;
 // processed or dead-lettered (by a concurrent duplicate on another channel or server) is left alone and
 // nothing is returned.
 @NamedNativeQuery(name = InboxEntry.RECORD_FAILURE, resultSetMapping = InboxEntry.STATE, query = """
-        INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, attempts, last_error)
+        INSERT INTO {schema}.event_inbox AS i (consumer_queue, envelope_id, source_service, event_type, attempts, last_error)
         VALUES (?1, CAST(?2 AS uuid), ?3, ?4, 1, ?5)
         ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
             SET attempts = i.attempts + 1, last_error = EXCLUDED.last_error
@@ -109,7 +109,7 @@ import java.util.UUID;
         """)
 // ?3 the publication given up on (null for a producer that sends none).
 @NamedNativeQuery(name = InboxEntry.MARK_DEAD_LETTERED, query = """
-        UPDATE event_inbox SET dead_lettered_at = now(), dead_lettered_publication = CAST(?3 AS int)
+        UPDATE {schema}.event_inbox SET dead_lettered_at = now(), dead_lettered_publication = CAST(?3 AS int)
         WHERE consumer_queue = ?1 AND envelope_id = CAST(?2 AS uuid) AND processed_at IS NULL
           AND dead_lettered_at IS NULL
         """)
@@ -117,7 +117,7 @@ import java.util.UUID;
 // first failure is older than ?2 seconds, the whole retry schedule and a grace: their retry copy is most likely
 // lost (a range of the unprocessed index).
 @NamedNativeQuery(name = InboxEntry.STALE_IN_PROGRESS, query = """
-        SELECT count(*) FROM event_inbox
+        SELECT count(*) FROM {schema}.event_inbox
          WHERE consumer_queue = ?1 AND processed_at IS NULL AND dead_lettered_at IS NULL
            AND received_at < now() - make_interval(secs => CAST(?2 AS double precision))
         """)

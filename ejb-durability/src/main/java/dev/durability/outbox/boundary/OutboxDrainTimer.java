@@ -120,7 +120,7 @@ public class OutboxDrainTimer {
     @Resource
     ManagedThreadFactory threads;
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
 
     @Inject

@@ -132,7 +132,7 @@ import java.util.UUID;
 @NamedNativeQuery(name = OutboxEvent.CLAIM, resultSetMapping = OutboxEvent.CLAIMED_ROW, query = """
         WITH fresh AS (
             SELECT id, created_at AS due_at, claimed_at AS previous_claim, envelope_bytes
-              FROM event_outbox
+              FROM {schema}.event_outbox
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
                AND next_attempt_at IS NULL
@@ -143,7 +143,7 @@ import java.util.UUID;
                FOR UPDATE SKIP LOCKED),
         retried AS (
             SELECT id, next_attempt_at AS due_at, claimed_at AS previous_claim, envelope_bytes
-              FROM event_outbox
+              FROM {schema}.event_outbox
              WHERE published_at IS NULL
                AND unroutable_at IS NULL
                AND next_attempt_at <= now()
@@ -162,7 +162,7 @@ import java.util.UUID;
                    count(*) OVER () AS candidates
               FROM candidates),
         claimed AS (
-            UPDATE event_outbox o
+            UPDATE {schema}.event_outbox o
                SET claimed_at = now(), lease_until = now() + make_interval(secs => ?3),
                    claim_token = CAST(?1 AS uuid), claimed_by = CAST(?2 AS text)
               FROM sized s
@@ -178,21 +178,21 @@ import java.util.UUID;
 // clears the error of an earlier attempt. GREATEST: a database clock stepped back since staging must
 // not fail the whole stamp on the published-after-created check.
 @NamedNativeQuery(name = OutboxEvent.MARK_PUBLISHED, resultSetMapping = OutboxEvent.PUBLISHED_ROW, query = """
-        UPDATE event_outbox
+        UPDATE {schema}.event_outbox
            SET published_at = GREATEST(now(), created_at), last_error = NULL, next_attempt_at = NULL
          WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         RETURNING id, EXTRACT(EPOCH FROM now() - created_at) AS lag
         """)
 // Acked but returned: routed to no queue. Kept apart from published and pending rows, with the reason ?3.
 @NamedNativeQuery(name = OutboxEvent.MARK_UNROUTABLE, query = """
-        UPDATE event_outbox
+        UPDATE {schema}.event_outbox
            SET unroutable_at = GREATEST(now(), created_at), last_error = CAST(?3 AS text), next_attempt_at = NULL
          WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         """)
 // Failed rows: one more attempt, the error ?3, the claim released at once, and the next attempt after an
 // exponential backoff (initial ?4 s doubling per attempt, capped at ?5 s, jittered to 50-100 %).
 @NamedNativeQuery(name = OutboxEvent.RELEASE_FAILED, query = """
-        UPDATE event_outbox
+        UPDATE {schema}.event_outbox
            SET attempts = attempts + 1,
                last_error = CAST(?3 AS text),
                last_attempt_at = now(),
@@ -205,23 +205,23 @@ import java.util.UUID;
         """)
 // Rows handed back unsent (the broker turned out to be blocking publishers): no attempt counted.
 @NamedNativeQuery(name = OutboxEvent.RELEASE_UNTRIED, query = """
-        UPDATE event_outbox
+        UPDATE {schema}.event_outbox
            SET claimed_at = NULL, claim_token = NULL, lease_until = NULL
          WHERE claim_token = CAST(?1 AS uuid) AND id = ANY (CAST(?2 AS uuid[])) AND published_at IS NULL
         """)
 // What the status gauges show, each count stopping at ?2 rows: every part is an index range scan of
 // the pending, failing or unroutable partial index, never a scan of the whole backlog per scrape.
 @NamedNativeQuery(name = OutboxEvent.PENDING_STATUS, resultSetMapping = OutboxEvent.STATUS, query = """
-        SELECT (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+        SELECT (SELECT count(*) FROM (SELECT 1 FROM {schema}.event_outbox
                  WHERE published_at IS NULL AND unroutable_at IS NULL LIMIT ?2) p) AS depth,
-               COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at) FROM event_outbox
+               COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at) FROM {schema}.event_outbox
                  WHERE published_at IS NULL AND unroutable_at IS NULL ORDER BY created_at LIMIT 1), 0) AS oldest,
-               (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+               (SELECT count(*) FROM (SELECT 1 FROM {schema}.event_outbox
                  WHERE published_at IS NULL AND unroutable_at IS NULL
                    AND created_at < now() - make_interval(secs => ?1) LIMIT ?2) g) AS beyond_grace,
-               (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+               (SELECT count(*) FROM (SELECT 1 FROM {schema}.event_outbox
                  WHERE published_at IS NULL AND unroutable_at IS NULL AND attempts > 0 LIMIT ?2) f) AS with_errors,
-               (SELECT count(*) FROM (SELECT 1 FROM event_outbox
+               (SELECT count(*) FROM (SELECT 1 FROM {schema}.event_outbox
                  WHERE unroutable_at IS NOT NULL LIMIT ?2) u) AS unroutable
         """)
 // Replay (docs/admin.md). Parameters: ?1 from, ?2 to (the window [from, to) on created_at), ?3 the event type
@@ -236,7 +236,7 @@ import java.util.UUID;
                CASE WHEN CAST(?5 AS int) > 0
                     THEN to_char((now() - make_interval(days => CAST(?5 AS int))) AT TIME ZONE 'UTC',
                                  'YYYY-MM-DD"T"HH24:MI:SS"Z"') END AS retained_since
-          FROM event_outbox
+          FROM {schema}.event_outbox
          WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
            AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
            AND (NOT CAST(?4 AS boolean) OR unroutable_at IS NOT NULL)
@@ -254,7 +254,7 @@ import java.util.UUID;
 @NamedNativeQuery(name = OutboxEvent.REPLAY_SLICE, resultSetMapping = OutboxEvent.REPLAY_SLICE_RESULT, query = """
         WITH slice AS (
             SELECT id, created_at, (published_at IS NOT NULL OR unroutable_at IS NOT NULL) AS restageable
-              FROM event_outbox
+              FROM {schema}.event_outbox
              WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
                AND (created_at, id) > (CAST(?6 AS timestamptz), CAST(?7 AS uuid))
                AND (CAST(?3 AS text) IS NULL OR event_type = CAST(?3 AS text))
@@ -262,7 +262,7 @@ import java.util.UUID;
              ORDER BY created_at, id
              LIMIT ?8),
         restaged AS (
-            UPDATE event_outbox o
+            UPDATE {schema}.event_outbox o
                SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL,
                    last_attempt_at = NULL, next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL,
                    lease_until = NULL, claimed_by = NULL, publication = o.publication + 1,
@@ -289,9 +289,9 @@ import java.util.UUID;
                    (CAST(?2 AS int) > 0 AND created_at < now() - make_interval(days => CAST(?2 AS int)))
                        AS beyond_retention,
                    CAST(created_at AS text) AS staged_at
-              FROM event_outbox WHERE id = CAST(?1 AS uuid) FOR UPDATE),
+              FROM {schema}.event_outbox WHERE id = CAST(?1 AS uuid) FOR UPDATE),
         restaged AS (
-            UPDATE event_outbox o
+            UPDATE {schema}.event_outbox o
                SET published_at = NULL, unroutable_at = NULL, attempts = 0, last_error = NULL, last_attempt_at = NULL,
                    next_attempt_at = NULL, claimed_at = NULL, claim_token = NULL, lease_until = NULL, claimed_by = NULL,
                    publication = o.publication + 1, replay_traceparent = CAST(?3 AS text)
@@ -304,7 +304,7 @@ import java.util.UUID;
 // The event types among the ?1 most recently staged rows, for the replay page's suggestions: bounded, so the
 // page never scans a month of events to draw a list.
 @NamedNativeQuery(name = OutboxEvent.RECENT_EVENT_TYPES, query = """
-        SELECT event_type FROM (SELECT event_type FROM event_outbox ORDER BY created_at DESC LIMIT ?1) recent
+        SELECT event_type FROM (SELECT event_type FROM {schema}.event_outbox ORDER BY created_at DESC LIMIT ?1) recent
          GROUP BY event_type ORDER BY event_type
         """)
 public class OutboxEvent {

@@ -53,7 +53,7 @@ public class RetentionTimer {
     @Inject
     ServiceConfig service;
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
 
     private final AtomicBoolean running = new AtomicBoolean();

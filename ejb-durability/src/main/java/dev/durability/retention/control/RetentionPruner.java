@@ -1,5 +1,6 @@
 package dev.durability.retention.control;
 
+import dev.durability.config.control.ServiceConfig;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,63 +28,62 @@ public class RetentionPruner {
     // The first key of every retention lock ("DRET"), so no other advisory lock of the application collides.
     private static final int LOCK_SPACE = 1146242388;
     private static final String TRY_LOCK =
-            "SELECT pg_try_advisory_lock(" + LOCK_SPACE + ", hashtext(current_schema() || '.' || ?))";
-    private static final String UNLOCK =
-            "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext(current_schema() || '.' || ?))";
+            "SELECT pg_try_advisory_lock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
+    private static final String UNLOCK = "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
     private static final String OUTBOX = """
-            DELETE FROM event_outbox WHERE id IN (
-                SELECT id FROM event_outbox WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
+            DELETE FROM {schema}.event_outbox WHERE id IN (
+                SELECT id FROM {schema}.event_outbox WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
                  ORDER BY created_at LIMIT ?)
                AND created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
             """;
     // Rows the broker returned as unroutable reached no consumer: kept until an operator re-stages them,
     // unless a window of their own lets them go.
     private static final String UNROUTABLE = """
-            DELETE FROM event_outbox WHERE id IN (
-                SELECT id FROM event_outbox
+            DELETE FROM {schema}.event_outbox WHERE id IN (
+                SELECT id FROM {schema}.event_outbox
                  WHERE created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
                  ORDER BY created_at LIMIT ?)
                AND created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
             """;
     private static final String INBOX = """
-            DELETE FROM event_inbox WHERE (consumer_queue, envelope_id) IN (
-                SELECT consumer_queue, envelope_id FROM event_inbox WHERE received_at < now() - ? * interval '1 day'
+            DELETE FROM {schema}.event_inbox WHERE (consumer_queue, envelope_id) IN (
+                SELECT consumer_queue, envelope_id FROM {schema}.event_inbox WHERE received_at < now() - ? * interval '1 day'
                  ORDER BY received_at LIMIT ?)
                AND received_at < now() - ? * interval '1 day'
             """;
     private static final String DEAD_LETTERS = """
-            DELETE FROM dead_letter_audit WHERE id IN (
-                SELECT id FROM dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 day'
+            DELETE FROM {schema}.dead_letter_audit WHERE id IN (
+                SELECT id FROM {schema}.dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 day'
                  ORDER BY dlq_received_at LIMIT ?)
                AND dlq_received_at < now() - ? * interval '1 day'
             """;
     private static final String IDEMPOTENCY = """
-            DELETE FROM idempotency_responses WHERE cache_key IN (
-                SELECT cache_key FROM idempotency_responses WHERE expires_at < now() - ? * interval '1 day'
+            DELETE FROM {schema}.idempotency_responses WHERE cache_key IN (
+                SELECT cache_key FROM {schema}.idempotency_responses WHERE expires_at < now() - ? * interval '1 day'
                  ORDER BY expires_at LIMIT ?)
                AND expires_at < now() - ? * interval '1 day'
             """;
     // How far past its window the oldest row the window lets go is, in seconds; no row when none is left. Each
     // walks the same index from the same end as its table's DELETE, and stops at the first row.
     private static final String OUTBOX_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM event_outbox
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM {schema}.event_outbox
              WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL ORDER BY created_at LIMIT 1
             """;
     private static final String UNROUTABLE_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM event_outbox
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM {schema}.event_outbox
              WHERE created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
              ORDER BY created_at LIMIT 1
             """;
     private static final String INBOX_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - received_at) FROM event_inbox
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - received_at) FROM {schema}.event_inbox
              WHERE received_at < now() - ? * interval '1 day' ORDER BY received_at LIMIT 1
             """;
     private static final String DEAD_LETTERS_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - dlq_received_at) FROM dead_letter_audit
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - dlq_received_at) FROM {schema}.dead_letter_audit
              WHERE dlq_received_at < now() - ? * interval '1 day' ORDER BY dlq_received_at LIMIT 1
             """;
     private static final String IDEMPOTENCY_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - expires_at) FROM idempotency_responses
+            SELECT extract(epoch FROM (now() - ? * interval '1 day') - expires_at) FROM {schema}.idempotency_responses
              WHERE expires_at < now() - ? * interval '1 day' ORDER BY expires_at LIMIT 1
             """;
     private static final Logger LOG = Logger.getLogger(RetentionPruner.class.getName());
@@ -153,7 +153,7 @@ public class RetentionPruner {
                         table, delete ? TablePruning.Outcome.PRUNED_ELSEWHERE : TablePruning.Outcome.MEASURED, behind);
             }
             double behind;
-            try (PreparedStatement batch = connection.prepareStatement(deletion)) {
+            try (PreparedStatement batch = connection.prepareStatement(ServiceConfig.qualify(deletion, schema))) {
                 batch.setQueryTimeout(plan.statementTimeoutSeconds());
                 while (deleted < plan.maxRowsPerRun()) {
                     int size = (int) Math.min(plan.batchSize(), plan.maxRowsPerRun() - deleted);
@@ -212,7 +212,7 @@ public class RetentionPruner {
     /** Reads how far behind the table is and reports it; 0 when nothing past the window is left. */
     private double overdue(Connection connection, RetentionPlan plan, String sql, long days, String table)
             throws SQLException {
-        try (PreparedStatement oldest = connection.prepareStatement(sql)) {
+        try (PreparedStatement oldest = connection.prepareStatement(ServiceConfig.qualify(sql, schema))) {
             oldest.setQueryTimeout(plan.statementTimeoutSeconds());
             oldest.setLong(1, days);
             oldest.setLong(2, days);
@@ -229,7 +229,7 @@ public class RetentionPruner {
      * be released (broken, or the release itself failed) is aborted rather than pooled, since a pooled session
      * holding the lock would make every server skip the table until the connection ages out.
      */
-    private static void unlock(Connection connection, String table) throws SQLException {
+    private void unlock(Connection connection, String table) throws SQLException {
         boolean released = false;
         try {
             released = lock(connection, UNLOCK, table);
@@ -241,8 +241,8 @@ public class RetentionPruner {
         }
     }
 
-    private static boolean lock(Connection connection, String sql, String table) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement(sql)) {
+    private boolean lock(Connection connection, String sql, String table) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(ServiceConfig.qualify(sql, schema))) {
             lock.setString(1, table);
             try (ResultSet result = lock.executeQuery()) {
                 return result.next() && result.getBoolean(1);

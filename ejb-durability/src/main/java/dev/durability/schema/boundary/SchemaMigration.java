@@ -1,8 +1,8 @@
 package dev.durability.schema.boundary;
 
-import dev.durability.config.control.InvalidConfigurationException;
 import dev.durability.config.control.ServiceConfig;
 import dev.durability.schema.control.MigrationPlan;
+import dev.durability.schema.control.NamedStatements;
 import dev.durability.schema.control.RuntimeGrants;
 import dev.durability.schema.control.SchemaConfig;
 import jakarta.annotation.PostConstruct;
@@ -13,6 +13,8 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceUnit;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,8 +46,11 @@ import org.flywaydb.core.api.output.ValidateResult;
 public class SchemaMigration {
     private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
+
+    @PersistenceUnit(unitName = "durability")
+    EntityManagerFactory units;
 
     @Inject
     ServiceConfig service;
@@ -57,10 +62,10 @@ public class SchemaMigration {
     void migrate() {
         try (Connection connection = dataSource.getConnection()) {
             requireUntypedStrings(connection);
-            requireSchemaOfTheDataSource(connection);
             warnWithoutAutovacuum(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "Data source " + ServiceConfig.DATA_SOURCE + " is not usable: " + e.getMessage(), e);
         }
         Flyway flyway = MigrationPlan.forSchema(dataSource, service.schema());
         if (config.migrate()) {
@@ -71,6 +76,8 @@ public class SchemaMigration {
             requireCurrentVersion(flyway);
         }
         requireRuntimeGrants();
+        int statements = NamedStatements.qualify(units, service.schema());
+        LOG.fine(() -> statements + " named statements qualified with schema " + service.schema());
     }
 
     /**
@@ -83,7 +90,8 @@ public class SchemaMigration {
             List<RuntimeGrants.Grant> missing = RuntimeGrants.missing(connection, service.schema());
             if (!missing.isEmpty()) {
                 throw new IllegalStateException("The role " + currentUser(connection)
-                        + " of data source jdbc/durability lacks privileges Durability needs in schema "
+                        + " of data source " + ServiceConfig.DATA_SOURCE
+                        + " lacks privileges Durability needs in schema "
                         + service.schema() + ": "
                         + missing.stream()
                                 .map(grant -> grant.statement(service.schema()))
@@ -93,7 +101,9 @@ public class SchemaMigration {
             }
         } catch (SQLException e) {
             throw new IllegalStateException(
-                    "The privileges of data source jdbc/durability could not be checked: " + e.getMessage(), e);
+                    "The privileges of data source " + ServiceConfig.DATA_SOURCE + " could not be checked: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -138,30 +148,6 @@ public class SchemaMigration {
     }
 
     /**
-     * Flyway migrates the configured schema, while JPA's statements name no schema and so reach the
-     * data source's {@code currentSchema}: when the two differ, migrations and traffic would go to
-     * different tables. Refuse to start instead, naming both.
-     */
-    private void requireSchemaOfTheDataSource(Connection connection) throws SQLException {
-        String searchPath;
-        try (PreparedStatement show = connection.prepareStatement("SELECT current_setting('search_path')");
-                ResultSet rs = show.executeQuery()) {
-            rs.next();
-            searchPath = rs.getString(1);
-        }
-        String first = searchPath.split(",")[0].trim().replace("\"", "");
-        if (!first.equals(service.schema())) {
-            throw new InvalidConfigurationException(
-                    ServiceConfig.SCHEMA,
-                    service.schema(),
-                    "differs from the "
-                            + "schema of data source jdbc/durability (its currentSchema; search_path '" + searchPath
-                            + "'): "
-                            + "set both to the same schema, e.g. with the server variable db.schema (DB_SCHEMA)");
-        }
-    }
-
-    /**
      * Every published outbox row leaves a dead tuple behind, in the table and in the claim indexes the drain walks;
      * without vacuum they pile up and claims slow down, hour after hour. Not a reason to refuse to start (a
      * database may be vacuumed on a schedule instead), but one for a warning an operator sees at every start.
@@ -191,12 +177,13 @@ public class SchemaMigration {
         } catch (SQLException e) {
             if ("42883".equals(e.getSQLState())) { // operator does not exist: jsonb = character varying
                 throw new IllegalStateException(
-                        "Data source jdbc/durability must set the PostgreSQL driver property "
+                        "Data source " + ServiceConfig.DATA_SOURCE + " must set the PostgreSQL driver property "
                                 + "stringType=unspecified (in server.xml: <properties.postgresql stringType=\"unspecified\" .../>): "
                                 + e.getMessage(),
                         e);
             }
-            throw new IllegalStateException("Data source jdbc/durability is not usable: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "Data source " + ServiceConfig.DATA_SOURCE + " is not usable: " + e.getMessage(), e);
         }
     }
 }

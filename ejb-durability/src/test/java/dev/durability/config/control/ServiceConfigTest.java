@@ -1,5 +1,6 @@
 package dev.durability.config.control;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,5 +51,22 @@ class ServiceConfigTest {
         assertThatThrownBy(() -> config("orders", null, "Durability; DROP").validate())
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("durability.database.schema");
+    }
+
+    @Test
+    void aStatementGetsTheConfiguredSchemaBeforeEveryTable() {
+        assertThat(config("orders", null, "orders_events")
+                        .qualify(
+                                "DELETE FROM {schema}.event_outbox WHERE id IN (SELECT id FROM {schema}.event_outbox)"))
+                .isEqualTo(
+                        "DELETE FROM orders_events.event_outbox WHERE id IN (SELECT id FROM orders_events.event_outbox)");
+    }
+
+    @Test
+    void aSchemaThatCouldNotBeWrittenUnquotedBeforeATableIsRefusedNamingTheKey() {
+        assertThatThrownBy(() -> ServiceConfig.requireSchemaName("Orders-Events"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("durability.database.schema")
+                .hasMessageContaining("Orders-Events");
     }
 }

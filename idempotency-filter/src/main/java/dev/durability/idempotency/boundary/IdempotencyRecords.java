@@ -1,5 +1,6 @@
 package dev.durability.idempotency.boundary;
 
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.idempotency.control.CacheKey;
 import dev.durability.idempotency.entity.ClaimOutcome;
 import dev.durability.idempotency.entity.StoredResponse;
@@ -7,6 +8,7 @@ import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -44,9 +46,9 @@ public class IdempotencyRecords {
     // the finalize after it, flush the log up to and past the claim, so a claim is durable before anything it
     // guarded is (docs/decisions/0040-asynchronous-idempotency-claims.md).
     private static final String CLAIM = """
-            INSERT INTO idempotency_responses AS r (cache_key, body_fingerprint, state, claim_generation, method,
+            INSERT INTO {schema}.idempotency_responses AS r (cache_key, body_fingerprint, state, claim_generation, method,
                 path, claimed_at, claim_expires_at, expires_at)
-            SELECT CAST(? AS bytea), CAST(? AS bytea), 'processing', nextval('idempotency_claim_generation'),
+            SELECT CAST(? AS bytea), CAST(? AS bytea), 'processing', nextval('{schema}.idempotency_claim_generation'),
                    CAST(? AS text), CAST(? AS text), now(),
                    now() + CAST(? AS bigint) * interval '1 millisecond',
                    now() + CAST(? AS bigint) * interval '1 second'
@@ -75,28 +77,31 @@ public class IdempotencyRecords {
             SELECT state, body_fingerprint = ? AS same_body, expires_at <= now() AS expired,
                    GREATEST(0, ceil(extract(epoch FROM claim_expires_at - now()) * 1000))::bigint AS claim_left_ms,
                    response_status, response_headers::text, response_body, body_omitted
-              FROM idempotency_responses WHERE cache_key = ?
+              FROM {schema}.idempotency_responses WHERE cache_key = ?
             """;
     private static final String SUCCEED = """
-            UPDATE idempotency_responses
+            UPDATE {schema}.idempotency_responses
                SET state = 'succeeded', finalized_at = now(), response_status = ?, response_headers = ?::jsonb,
                    response_body = ?, body_omitted = ?
              WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
             """;
     private static final String FAIL = """
-            UPDATE idempotency_responses SET state = 'failed', finalized_at = now(), response_status = ?
+            UPDATE {schema}.idempotency_responses SET state = 'failed', finalized_at = now(), response_status = ?
              WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
             """;
     private static final String RENEW = """
-            UPDATE idempotency_responses SET claim_expires_at = now() + CAST(? AS bigint) * interval '1 millisecond'
+            UPDATE {schema}.idempotency_responses SET claim_expires_at = now() + CAST(? AS bigint) * interval '1 millisecond'
              WHERE cache_key = ? AND claim_generation = ? AND state = 'processing'
             """;
     // A row that changed between the claim and the look-up (finalized, expired, pruned) is claimed again; more
     // rounds than this mean other requests keep racing for the key, and the caller is told to come back.
     private static final int CLAIM_ROUNDS = 3;
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
+
+    @Inject
+    ServiceConfig service;
 
     /**
      * Takes the key for a request, or says why it cannot run: another request holds it, it was used for
@@ -106,7 +111,7 @@ public class IdempotencyRecords {
             CacheKey key, byte[] bodyFingerprint, String method, String path, Duration claimTimeout, Duration expiry) {
         try (Connection connection = autocommitting()) {
             for (int round = 0; round < CLAIM_ROUNDS; round++) {
-                try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+                try (PreparedStatement claim = connection.prepareStatement(service.qualify(CLAIM))) {
                     claim.setBytes(1, key.sha256());
                     claim.setBytes(2, bodyFingerprint);
                     claim.setString(3, method);
@@ -119,7 +124,7 @@ public class IdempotencyRecords {
                         }
                     }
                 }
-                try (PreparedStatement find = connection.prepareStatement(FIND)) {
+                try (PreparedStatement find = connection.prepareStatement(service.qualify(FIND))) {
                     find.setBytes(1, bodyFingerprint);
                     find.setBytes(2, key.sha256());
                     try (ResultSet row = find.executeQuery()) {
@@ -198,7 +203,7 @@ public class IdempotencyRecords {
      */
     public boolean renew(CacheKey key, long generation, Duration claimTimeout) {
         try (Connection connection = autocommitting();
-                PreparedStatement renew = connection.prepareStatement(RENEW)) {
+                PreparedStatement renew = connection.prepareStatement(service.qualify(RENEW))) {
             renew.setLong(1, claimTimeout.toMillis());
             renew.setBytes(2, key.sha256());
             renew.setLong(3, generation);
@@ -208,13 +213,13 @@ public class IdempotencyRecords {
         }
     }
 
-    private static boolean succeed(Connection connection, CacheKey key, long generation, StoredResponse response)
+    private boolean succeed(Connection connection, CacheKey key, long generation, StoredResponse response)
             throws SQLException {
         JsonArrayBuilder headers = Json.createArrayBuilder();
         for (Map.Entry<String, String> header : response.headers()) {
             headers.add(Json.createArrayBuilder().add(header.getKey()).add(header.getValue()));
         }
-        try (PreparedStatement succeed = connection.prepareStatement(SUCCEED)) {
+        try (PreparedStatement succeed = connection.prepareStatement(service.qualify(SUCCEED))) {
             succeed.setInt(1, response.status());
             succeed.setString(2, headers.build().toString());
             succeed.setBytes(3, response.body());
@@ -239,8 +244,8 @@ public class IdempotencyRecords {
         }
     }
 
-    private static boolean fail(Connection connection, CacheKey key, long generation, int status) throws SQLException {
-        try (PreparedStatement fail = connection.prepareStatement(FAIL)) {
+    private boolean fail(Connection connection, CacheKey key, long generation, int status) throws SQLException {
+        try (PreparedStatement fail = connection.prepareStatement(service.qualify(FAIL))) {
             fail.setInt(1, status);
             fail.setBytes(2, key.sha256());
             fail.setLong(3, generation);

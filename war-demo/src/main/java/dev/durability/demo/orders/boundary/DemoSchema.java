@@ -1,6 +1,7 @@
 package dev.durability.demo.orders.boundary;
 
 import dev.durability.config.control.ServiceConfig;
+import dev.durability.schema.control.NamedStatements;
 import dev.durability.schema.control.SchemaConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -9,6 +10,8 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceUnit;
 import java.util.Arrays;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -28,8 +31,11 @@ import org.flywaydb.core.api.output.ValidateResult;
 public class DemoSchema {
     private static final String HISTORY_TABLE = "demo_schema_history";
 
-    @Resource(lookup = "jdbc/durability")
+    @Resource(lookup = ServiceConfig.DATA_SOURCE)
     DataSource dataSource;
+
+    @PersistenceUnit(unitName = "demo")
+    EntityManagerFactory units;
 
     @Inject
     ServiceConfig service;
@@ -51,8 +57,13 @@ public class DemoSchema {
                 .load();
         if (schema.migrate()) {
             flyway.migrate();
-            return;
+        } else {
+            requireCurrentVersion(flyway);
         }
+        NamedStatements.qualify(units, service.schema());
+    }
+
+    private void requireCurrentVersion(Flyway flyway) {
         // A role that may not create tables cannot migrate them: refuse to run on demo tables it does not know.
         MigrationInfoService info = flyway.info();
         if (info.pending().length > 0) {

@@ -1,5 +1,6 @@
 package dev.durability.demo.orders.boundary;
 
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.demo.orders.entity.DemoOrder;
 import dev.durability.demo.orders.entity.InvalidOrderException;
 import dev.durability.demo.orders.entity.OrderAlreadyExistsException;
@@ -40,6 +41,9 @@ public class OrderService {
 
     @PersistenceContext(unitName = "demo")
     EntityManager em;
+
+    @Inject
+    ServiceConfig service;
 
     @Inject
     OutboxStager outbox;
@@ -105,8 +109,8 @@ public class OrderService {
                 || order.quantity() != request.quantity()) {
             return Optional.empty();
         }
-        List<?> events = em.createNativeQuery(
-                        "SELECT CAST(id AS text) FROM event_outbox WHERE aggregate_id = ? AND event_type = 'order.placed'")
+        List<?> events = em.createNativeQuery(service.qualify("SELECT CAST(id AS text) FROM {schema}.event_outbox"
+                        + " WHERE aggregate_id = ? AND event_type = 'order.placed'"))
                 .setParameter(1, request.id())
                 .getResultList();
         return events.size() == 1 ? Optional.of(UUID.fromString((String) events.get(0))) : Optional.empty();

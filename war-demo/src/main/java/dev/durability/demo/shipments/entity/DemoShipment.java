@@ -17,7 +17,7 @@ import java.util.UUID;
 // Insert first, on the natural key: 1 row when this created the shipment, 0 when it existed already.
 // ?1 shipment id, ?2 order id, ?3 sku, ?4 quantity.
 @NamedNativeQuery(name = DemoShipment.CREATE_ONCE, query = """
-        INSERT INTO demo_shipments (id, order_id, sku, quantity)
+        INSERT INTO {schema}.demo_shipments (id, order_id, sku, quantity)
         VALUES (CAST(?1 AS uuid), CAST(?2 AS uuid), ?3, ?4)
         ON CONFLICT (order_id) DO NOTHING
         """)
