@@ -2,6 +2,7 @@ package dev.durability.deadletter.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.deadletter.entity.DeadLetter;
 import dev.durability.schema.control.MigrationPlan;
 import jakarta.persistence.NamedNativeQuery;
@@ -63,16 +64,14 @@ class DeadLetterInputPropertyTest {
         MigrationPlan.forSchema(source, SCHEMA).migrate();
         database = source.getConnection();
         database.setAutoCommit(false);
-        try (Statement s = database.createStatement()) {
-            s.execute("SET search_path TO " + SCHEMA);
-        }
-        database.commit();
         // The audit's own statement, its numbered parameters turned into JDBC's positional ones.
-        String record = Arrays.stream(DeadLetter.class.getAnnotationsByType(NamedNativeQuery.class))
-                .filter(query -> query.name().equals(DeadLetter.RECORD))
-                .findFirst()
-                .orElseThrow()
-                .query();
+        String record = ServiceConfig.qualify(
+                Arrays.stream(DeadLetter.class.getAnnotationsByType(NamedNativeQuery.class))
+                        .filter(query -> query.name().equals(DeadLetter.RECORD))
+                        .findFirst()
+                        .orElseThrow()
+                        .query(),
+                SCHEMA);
         Matcher numbered = Pattern.compile("\\?(\\d+)").matcher(record);
         insertParameters = new ArrayList<>();
         while (numbered.find()) {
