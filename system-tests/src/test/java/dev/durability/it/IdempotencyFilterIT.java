@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durability.config.control.InvalidConfigurationException;
+import dev.durability.config.control.ServiceConfig;
 import dev.durability.idempotency.boundary.IdempotencyFilter;
 import java.io.File;
 import java.io.IOException;
@@ -62,6 +63,7 @@ class IdempotencyFilterIT {
         return ShrinkWrap.create(WebArchive.class, "idempotency-probe.war")
                 .addClass(IdempotencyProbe.class)
                 .addClass(InvalidConfigurationException.class)
+                .addClass(ServiceConfig.class)
                 .addAsLibraries(jarOf(IdempotencyFilter.class))
                 .addAsResource(new StringAsset(configuration()), "META-INF/microprofile-config.properties")
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
@@ -75,8 +77,15 @@ class IdempotencyFilterIT {
                             <auth-constraint><role-name>**</role-name></auth-constraint>
                           </security-constraint>
                           <login-config><auth-method>BASIC</auth-method></login-config>
+                          <!-- The library's data source reference, which an EAR holding the library declares: here
+                               the shared server's own data source, whose schema holds the records. -->
+                          <resource-ref>
+                            <res-ref-name>%s</res-ref-name>
+                            <res-type>javax.sql.DataSource</res-type>
+                            <lookup-name>jdbc/durability</lookup-name>
+                          </resource-ref>
                         </web-app>
-                        """));
+                        """.formatted(ServiceConfig.DATA_SOURCE)));
     }
 
     /**
@@ -97,7 +106,9 @@ class IdempotencyFilterIT {
                     + "\ndurability.idempotency.claim-timeout-ms=" + CLAIM_TIMEOUT_MS
                     + "\ndurability.idempotency.transaction-timeout-seconds=" + TRANSACTION_TIMEOUT_S
                     + "\ndurability.idempotency.buffer-budget-bytes=" + BUFFER_BUDGET_BYTES
-                    + "\ndurability.idempotency.required-paths=/secured/required/*,/open/required/*\n";
+                    + "\ndurability.idempotency.required-paths=/secured/required/*,/open/required/*"
+                    // The shared server's schema (its DB_SCHEMA), where the records of its filter live.
+                    + "\n" + ServiceConfig.SCHEMA + "=${db.schema}\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
