@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.lang.management.ManagementFactory;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -33,6 +34,113 @@ public class ServiceConfig {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    /**
+     * PostgreSQL's reserved key words (reserved, and reserved but allowed as a function or type name: categories R
+     * and T of {@code pg_get_keywords()} in PostgreSQL 15, and 16's {@code system_user}), which no statement may
+     * write unquoted before a table.
+     */
+    private static final Set<String> RESERVED = Set.of(
+            "all",
+            "analyse",
+            "analyze",
+            "and",
+            "any",
+            "array",
+            "as",
+            "asc",
+            "asymmetric",
+            "authorization",
+            "binary",
+            "both",
+            "case",
+            "cast",
+            "check",
+            "collate",
+            "collation",
+            "column",
+            "concurrently",
+            "constraint",
+            "create",
+            "cross",
+            "current_catalog",
+            "current_date",
+            "current_role",
+            "current_schema",
+            "current_time",
+            "current_timestamp",
+            "current_user",
+            "default",
+            "deferrable",
+            "desc",
+            "distinct",
+            "do",
+            "else",
+            "end",
+            "except",
+            "false",
+            "fetch",
+            "for",
+            "foreign",
+            "freeze",
+            "from",
+            "full",
+            "grant",
+            "group",
+            "having",
+            "ilike",
+            "in",
+            "initially",
+            "inner",
+            "intersect",
+            "into",
+            "is",
+            "isnull",
+            "join",
+            "lateral",
+            "leading",
+            "left",
+            "like",
+            "limit",
+            "localtime",
+            "localtimestamp",
+            "natural",
+            "not",
+            "notnull",
+            "null",
+            "offset",
+            "on",
+            "only",
+            "or",
+            "order",
+            "outer",
+            "overlaps",
+            "placing",
+            "primary",
+            "references",
+            "returning",
+            "right",
+            "select",
+            "session_user",
+            "similar",
+            "some",
+            "symmetric",
+            "system_user",
+            "table",
+            "tablesample",
+            "then",
+            "to",
+            "trailing",
+            "true",
+            "union",
+            "unique",
+            "user",
+            "using",
+            "variadic",
+            "verbose",
+            "when",
+            "where",
+            "window",
+            "with");
 
     @Inject
     @ConfigProperty(name = SERVICE_NAME)
@@ -69,6 +177,11 @@ public class ServiceConfig {
     public static String requireSchemaName(String schema) {
         InvalidConfigurationException.check(
                 SCHEMA_NAME.matcher(schema).matches(), SCHEMA, schema, "must be a lower-case PostgreSQL identifier");
+        InvalidConfigurationException.check(
+                !RESERVED.contains(schema),
+                SCHEMA,
+                schema,
+                "is a reserved word of PostgreSQL: every statement names the schema unquoted, choose another name");
         return schema;
     }
 

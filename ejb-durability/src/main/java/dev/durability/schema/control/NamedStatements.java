@@ -13,7 +13,8 @@ import jakarta.persistence.metamodel.Type;
  * statements on its entity with {@code {schema}.} before every table; an annotation cannot know the deployer's
  * schema, so at start each is registered again under its own name with the schema written in, replacing the
  * declared one (docs/decisions/0091-resources-by-reference.md). Until then a declared statement fails on its
- * token instead of reaching whatever table the session's {@code search_path} finds first.
+ * token instead of reaching whatever table the session's {@code search_path} finds first (a token inside a string
+ * literal, an advisory-lock key, does not fail: that statement locks a key of no schema).
  */
 public final class NamedStatements {
 

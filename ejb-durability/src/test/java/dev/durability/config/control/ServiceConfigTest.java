@@ -63,6 +63,17 @@ class ServiceConfigTest {
     }
 
     @Test
+    void aReservedWordAsTheSchemaIsRefusedNamingTheKey() {
+        for (String reserved : new String[] {"order", "user", "group", "table"}) {
+            assertThatThrownBy(() -> ServiceConfig.requireSchemaName(reserved))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("durability.database.schema")
+                    .hasMessageContaining("reserved word");
+        }
+        assertThatCode(() -> ServiceConfig.requireSchemaName("orders")).doesNotThrowAnyException();
+    }
+
+    @Test
     void aSchemaThatCouldNotBeWrittenUnquotedBeforeATableIsRefusedNamingTheKey() {
         assertThatThrownBy(() -> ServiceConfig.requireSchemaName("Orders-Events"))
                 .isInstanceOf(InvalidConfigurationException.class)

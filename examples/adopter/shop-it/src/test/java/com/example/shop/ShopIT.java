@@ -69,6 +69,18 @@ class ShopIT {
                 .sslContext(trustingTheExamplesOwnCertificate)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
+        // The build starts the server without waiting for the application; readiness says it started, its
+        // database and broker reachable (the library declares its exchanges by then).
+        await("the shop ready")
+                .atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .until(() -> http.send(
+                                        HttpRequest.newBuilder(HTTP.resolve("/health/ready"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .statusCode()
+                        == 200);
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUsername("guest");
         factory.setPassword("guest");
@@ -101,6 +113,7 @@ class ShopIT {
         String orderId = json(placed.body()).getString("id");
         await("the invoice of order " + orderId)
                 .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
                 .until(() -> invoices(orderId).size() == 1);
         assertThat(invoices(orderId).getJsonObject(0).getInt("quantity")).isEqualTo(3);
 
@@ -115,18 +128,22 @@ class ShopIT {
         // An operator replays the window through the admin API: the event goes out again, the consumer sees it,
         // and the invoice stays one.
         double dedupHitsBefore = dedupHits();
-        Instant to = Instant.now().plus(1, ChronoUnit.MINUTES);
-        HttpResponse<String> replay = http.send(
-                HttpRequest.newBuilder(HTTPS.resolve("/ops/events/replay?from=" + before + "&to=" + to
-                                + "&event_type=order.placed"))
-                        .header("Authorization", "Bearer " + adminToken())
-                        .POST(HttpRequest.BodyPublishers.noBody())
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        String window = "/ops/events/replay?from=" + before + "&to=" + Instant.now().plus(1, ChronoUnit.MINUTES)
+                + "&event_type=order.placed";
+        // The preview first: the event is restageable once the drain stamped it published.
+        await("the order's event restageable")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> json(replay(window + "&dry_run=true").body())
+                                .getJsonNumber("restageable")
+                                .longValue()
+                        == 1);
+        HttpResponse<String> replay = replay(window);
         assertThat(replay.statusCode()).as(replay.body()).isEqualTo(202);
         URI job = HTTPS.resolve(replay.headers().firstValue("Location").orElseThrow());
         await("replay job " + job + " done")
                 .atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
                 .until(() -> "done".equals(adminGet(job).getString("state")));
         assertThat(adminGet(job).getJsonNumber("restaged").longValue()).isEqualTo(1);
 
@@ -134,7 +151,7 @@ class ShopIT {
         assertThat(again).hasSize(1);
         await("the replayed order.placed consumed")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> dedupHits() == dedupHitsBefore + 1);
+                .until(() -> dedupHits() >= dedupHitsBefore + 1);
         assertThat(invoices(orderId)).hasSize(1);
     }
 
@@ -188,6 +205,15 @@ class ShopIT {
         Matcher line = Pattern.compile("(?m)^durability_inbox_dedup_hits_total\\{[^}]*queue=\"shop.invoicing\"[^}]*} (\\S+)$")
                 .matcher(metrics);
         return line.find() ? Double.parseDouble(line.group(1)) : 0;
+    }
+
+    private static HttpResponse<String> replay(String pathAndQuery) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(HTTPS.resolve(pathAndQuery))
+                        .header("Authorization", "Bearer " + adminToken())
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static JsonObject adminGet(URI uri) throws Exception {
