@@ -81,8 +81,13 @@ public class ReplayJobs {
     public boolean restageNextSlice(TakenReplayJob job) {
         // Bounds every statement of the slice, lock waits included; plans made for these bounds, not a generic
         // plan for any window (a generic plan may sort the whole window instead of reading the index in order).
+        // No bitmap scan: without statistics that cover the window (rows loaded since the last ANALYZE, or
+        // autovacuum off) the planner would bitmap-scan and sort the rest of the window for every slice, and a
+        // job would read its window once per slice (measured: a million rows took 90 s instead of 28 s;
+        // docs/decisions/0010-claim-plan-settings.md is the claim's same trap).
         em.createNativeQuery("SELECT set_config('statement_timeout', CAST(?1 AS text), true),"
-                        + " set_config('plan_cache_mode', 'force_custom_plan', true)")
+                        + " set_config('plan_cache_mode', 'force_custom_plan', true),"
+                        + " set_config('enable_bitmapscan', 'off', true)")
                 .setParameter(1, Long.toString(config.statementTimeout().toMillis()))
                 .getSingleResult();
         boolean positioned = job.afterCreatedAt() != null;
