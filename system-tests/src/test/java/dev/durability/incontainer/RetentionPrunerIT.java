@@ -108,6 +108,39 @@ class RetentionPrunerIT {
         assertThat(count("idempotency_responses", "true")).isEqualTo(11);
     }
 
+    /**
+     * Windows of minutes, as a service at high volume keeps (docs/decisions/0092): rows go by the second, not the
+     * day, and how far behind a table is reads in seconds too.
+     */
+    @Test
+    void windowsOfMinutesLetRowsGoByTheMinute() throws SQLException {
+        double minute = 1.0 / 1_440;
+        outbox(3, 12 * minute, "published");
+        outbox(4, 8 * minute, "published");
+        inbox(5, 22 * minute);
+        inbox(6, 18 * minute);
+        RetentionPlan minutes = new RetentionPlan(
+                Duration.ofMinutes(10),
+                Duration.ZERO,
+                Duration.ofMinutes(20),
+                Duration.ZERO,
+                false,
+                5_000,
+                500_000,
+                30);
+
+        Map<String, TablePruning> measured = byTable(pruner.measure(minutes));
+        assertThat(measured.get("event_outbox").overdueSeconds()).isBetween(120.0, 120 + SLACK);
+        assertThat(measured.get("event_inbox").overdueSeconds()).isBetween(120.0, 120 + SLACK);
+
+        Map<String, TablePruning> run = byTable(pruner.prune(minutes));
+        assertThat(run.get("event_outbox").deleted()).isEqualTo(3);
+        assertThat(count("event_outbox", "published_at IS NOT NULL")).isEqualTo(4);
+        assertThat(run.get("event_inbox").deleted()).isEqualTo(5);
+        assertThat(count("event_inbox", "true")).isEqualTo(6);
+        assertThat(run.get("event_outbox").overdueSeconds()).isZero();
+    }
+
     @Test
     void unroutableRowsGoOnlyWithAWindowOfTheirOwn() throws SQLException {
         outbox(2, 31, "unroutable");
@@ -265,7 +298,7 @@ class RetentionPrunerIT {
         assertThat(count("event_inbox", "true")).isZero();
     }
 
-    private void outbox(int rows, int daysOld, String state) throws SQLException {
+    private void outbox(int rows, double daysOld, String state) throws SQLException {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
                         + "event_outbox (id, event_type, envelope, created_at, published_at, unroutable_at, next_attempt_at) "
@@ -276,9 +309,9 @@ class RetentionPrunerIT {
                         // pending rows are due in a year: no drain claims them meanwhile
                         + "CASE WHEN ? = 'pending' THEN now() + interval '365 days' END "
                         + "FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, ?)) s")) {
-            insert.setInt(1, daysOld);
+            insert.setDouble(1, daysOld);
             insert.setString(2, state);
-            insert.setInt(3, daysOld);
+            insert.setDouble(3, daysOld);
             insert.setString(4, state);
             insert.setString(5, state);
             insert.setInt(6, rows);
@@ -286,14 +319,14 @@ class RetentionPrunerIT {
         }
     }
 
-    private void inbox(int rows, int daysOld) throws SQLException {
+    private void inbox(int rows, double daysOld) throws SQLException {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
                         + "event_inbox (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at) "
                         + "SELECT 'retention.queue', gen_random_uuid(), 'tests', 'retention.tested', "
                         + "now() - ? * interval '1 day', now() - ? * interval '1 day' FROM generate_series(1, ?)")) {
-            insert.setInt(1, daysOld);
-            insert.setInt(2, daysOld);
+            insert.setDouble(1, daysOld);
+            insert.setDouble(2, daysOld);
             insert.setInt(3, rows);
             insert.executeUpdate();
         }

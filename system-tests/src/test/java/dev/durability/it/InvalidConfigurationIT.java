@@ -57,6 +57,8 @@ class InvalidConfigurationIT {
         "durability.database.schema, Durability-Elsewhere",
         // Neither durability nor cloudevents.
         "durability.envelope.format, xml",
+        // A 0.1.0 key in whole days, replaced by an ISO-8601 window (docs/decisions/0092).
+        "durability.retention.outbox-days, 7",
         "durability.idempotency.replayed-headers, 'Location,Set-Cookie'",
         // The admin API without a key to verify tokens with: the shipped default location holds none.
         "mp.jwt.verify.publickey.location, /nonexistent/admin-jwt-public-key.pem"

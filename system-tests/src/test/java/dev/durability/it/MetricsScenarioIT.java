@@ -100,6 +100,10 @@ class MetricsScenarioIT {
                 .as("each table's retention measured at start: a number, not NaN (unknown)")
                 .containsPattern("(?m)^durability_retention_overdue_seconds\\{(?=[^}]*table=\"event_outbox\")"
                         + "(?=[^}]*schema=\"" + Coordinates.mainSchema() + "\")[^}]*} [0-9.E+-]+$");
+        assertThat(Http.metric(
+                        server, "durability_retention_interval_seconds", "schema=\"" + Coordinates.mainSchema() + "\""))
+                .as("the run interval DurabilityRetentionBehind compares with: the shipped PT1H")
+                .isEqualTo(3600.0);
         assertThat(Http.secondsSince(server, "durability_outbox_drain_last_tick_timestamp_seconds"))
                 .as("the drain's last tick, a timestamp on the wall clock")
                 .isBetween(-5.0, 10.0);

@@ -15,6 +15,7 @@ import dev.durability.envelope.control.CloudEventJson;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.RedrivenRow;
 import dev.durability.retention.control.RetentionConfig;
+import dev.durability.retention.control.RetentionPlan;
 import dev.durability.tracing.control.MessagingSpans;
 import dev.durability.tracing.control.TraceContext;
 import io.opentelemetry.api.trace.Span;
@@ -29,6 +30,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -122,7 +124,7 @@ public class DeadLetterTriage {
             span.setAttribute(MessagingSpans.MESSAGE_ID, envelope.id().toString());
             found = em.createNamedQuery(OutboxEvent.REDRIVE, RedrivenRow.class)
                     .setParameter(1, envelope.id().toString())
-                    .setParameter(2, outboxDays())
+                    .setParameter(2, outboxWindow().toSeconds())
                     .setParameter(
                             3,
                             TraceContext.of(span).map(TraceContext::traceparent).orElse(null))
@@ -138,7 +140,8 @@ public class DeadLetterTriage {
                     asked,
                     "this service's outbox holds no event " + envelope.id()
                             + ": it was never staged here, or retention deleted it after "
-                            + outboxDays() + " days (durability.retention.outbox-days), so consumers that"
+                            + RetentionPlan.readable(outboxWindow())
+                            + " (durability.retention.outbox-window), so consumers that"
                             + " processed it may no longer remember it");
         }
         RedrivenRow row = found.get(0);
@@ -148,8 +151,9 @@ public class DeadLetterTriage {
                     principal,
                     channel,
                     asked,
-                    "its event was staged at " + row.stagedAt() + ", longer ago than the " + outboxDays()
-                            + " days the outbox keeps events (durability.retention.outbox-days), so consumers that"
+                    "its event was staged at " + row.stagedAt() + ", longer ago than the "
+                            + RetentionPlan.readable(outboxWindow())
+                            + " the outbox keeps events (durability.retention.outbox-window), so consumers that"
                             + " processed it may no longer remember it");
         }
         RedriveOutcome outcome =
@@ -190,8 +194,8 @@ public class DeadLetterTriage {
         return refusal;
     }
 
-    private int outboxDays() {
-        return (int) retention.plan().outbox().toDays();
+    private Duration outboxWindow() {
+        return retention.plan().outbox();
     }
 
     /** The dead letter's envelope text (null for raw bytes), locked against retention until commit. */

@@ -11,6 +11,7 @@ import dev.durability.admin.entity.ReplayJobStatus;
 import dev.durability.outbox.entity.OutboxEvent;
 import dev.durability.outbox.entity.ReplayCount;
 import dev.durability.retention.control.RetentionConfig;
+import dev.durability.retention.control.RetentionPlan;
 import dev.durability.tracing.control.MessagingSpans;
 import dev.durability.tracing.control.TraceContext;
 import io.opentelemetry.api.trace.Span;
@@ -22,6 +23,7 @@ import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
@@ -86,7 +88,7 @@ public class Replays {
                 .setParameter(2, ReplayRequest.rfc3339(request.to()))
                 .setParameter(3, request.eventType())
                 .setParameter(4, onlyUnroutable)
-                .setParameter(5, retentionDays(onlyUnroutable))
+                .setParameter(5, retention(onlyUnroutable).toSeconds())
                 .getSingleResult();
         if (count.beyondRetention()) {
             var refusal = new AdminActionRefused(
@@ -94,8 +96,8 @@ public class Replays {
                     "the window starts at " + ReplayRequest.rfc3339(request.from()) + ", before "
                             + count.retainedSince()
                             + ": retention deletes " + (onlyUnroutable ? "unroutable " : "")
-                            + "events older than " + retentionDays(onlyUnroutable)
-                            + " days (durability.retention.outbox-days, unroutable-days), so a replay from there would re-publish only part of the window; start it at "
+                            + "events older than " + RetentionPlan.readable(retention(onlyUnroutable))
+                            + " (durability.retention.outbox-window, unroutable-window), so a replay from there would re-publish only part of the window; start it at "
                             + count.retainedSince() + " or later");
             audit.refused(principal, channel, action, request.toJson().build(), refusal.getMessage());
             throw refusal;
@@ -192,16 +194,16 @@ public class Replays {
      * How far back the scope's rows are all still there: for the unroutable scope the unroutable window; for all
      * rows the shorter of the two windows that is set (0: both keep rows forever).
      */
-    private int retentionDays(boolean onlyUnroutable) {
+    private Duration retention(boolean onlyUnroutable) {
         var plan = retention.plan();
-        int published = (int) plan.outbox().toDays();
-        int unroutable = (int) plan.unroutable().toDays();
+        Duration published = plan.outbox();
+        Duration unroutable = plan.unroutable();
         if (onlyUnroutable) {
             return unroutable;
         }
-        if (published == 0 || unroutable == 0) {
-            return Math.max(published, unroutable);
+        if (published.isZero() || unroutable.isZero()) {
+            return published.compareTo(unroutable) >= 0 ? published : unroutable;
         }
-        return Math.min(published, unroutable);
+        return published.compareTo(unroutable) <= 0 ? published : unroutable;
     }
 }

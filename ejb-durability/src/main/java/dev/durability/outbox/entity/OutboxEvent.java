@@ -225,16 +225,16 @@ import java.util.UUID;
                  WHERE unroutable_at IS NOT NULL LIMIT ?2) u) AS unroutable
         """)
 // Replay (docs/admin.md). Parameters: ?1 from, ?2 to (the window [from, to) on created_at), ?3 the event type
-// or null for all, ?4 true for only the rows that came back unroutable, ?5 the days retention keeps the
+// or null for all, ?4 true for only the rows that came back unroutable, ?5 the seconds retention keeps the
 // scope's rows (0: forever). Counts what the window holds and whether it reaches past retention.
 @NamedNativeQuery(name = OutboxEvent.REPLAY_PREVIEW, resultSetMapping = OutboxEvent.REPLAY_COUNT, query = """
         SELECT count(*) AS matched,
                count(*) FILTER (WHERE published_at IS NOT NULL OR unroutable_at IS NOT NULL) AS restageable,
                CAST(0 AS bigint) AS restaged,
-               (CAST(?5 AS int) > 0
-                AND CAST(?1 AS timestamptz) < now() - make_interval(days => CAST(?5 AS int))) AS beyond_retention,
-               CASE WHEN CAST(?5 AS int) > 0
-                    THEN to_char((now() - make_interval(days => CAST(?5 AS int))) AT TIME ZONE 'UTC',
+               (CAST(?5 AS bigint) > 0
+                AND CAST(?1 AS timestamptz) < now() - CAST(?5 AS bigint) * interval '1 second') AS beyond_retention,
+               CASE WHEN CAST(?5 AS bigint) > 0
+                    THEN to_char((now() - CAST(?5 AS bigint) * interval '1 second') AT TIME ZONE 'UTC',
                                  'YYYY-MM-DD"T"HH24:MI:SS"Z"') END AS retained_since
           FROM {schema}.event_outbox
          WHERE created_at >= CAST(?1 AS timestamptz) AND created_at < CAST(?2 AS timestamptz)
@@ -278,15 +278,15 @@ import java.util.UUID;
                (SELECT CAST(id AS text) FROM last) AS last_id
         """)
 // Redrive: resets the outbox row of envelope ?1 as a replay resets it (publication + 1), when this outbox staged
-// it no more than ?2 days ago (0: retention keeps rows forever). The staging time bounds it, not the dead letter's:
-// consumers' dedup records date from the event's first delivery, and the inbox keeps them at least a day longer
-// than the outbox keeps rows (docs/decisions/0063-redrive-resets-own-rows-only.md). No row comes back when this
+// it no more than ?2 seconds ago (0: retention keeps rows forever). The staging time bounds it, not the dead
+// letter's: consumers' dedup records date from the event's first delivery, and the inbox keeps them longer than
+// the outbox keeps rows (docs/decisions/0063-redrive-resets-own-rows-only.md, 0092). No row comes back when this
 // outbox holds no such event; a pending row or one beyond the window is reported and left as it is.
 // ?3 is the redrive span's traceparent (null when nothing traces), kept as a replay's is.
 @NamedNativeQuery(name = OutboxEvent.REDRIVE, resultSetMapping = OutboxEvent.REDRIVEN_ROW, query = """
         WITH staged AS (
             SELECT id, published_at IS NULL AND unroutable_at IS NULL AS pending,
-                   (CAST(?2 AS int) > 0 AND created_at < now() - make_interval(days => CAST(?2 AS int)))
+                   (CAST(?2 AS bigint) > 0 AND created_at < now() - CAST(?2 AS bigint) * interval '1 second')
                        AS beyond_retention,
                    CAST(created_at AS text) AS staged_at
               FROM {schema}.event_outbox WHERE id = CAST(?1 AS uuid) FOR UPDATE),

@@ -1,2 +1,2 @@
-/** The retention pruner's hourly timer, one per server. */
+/** The retention pruner's interval timer, one per server. */
 package dev.durability.retention.boundary;

@@ -3,6 +3,7 @@ package dev.durability.retention.control;
 import dev.durability.config.control.ServiceConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,13 +38,27 @@ public class RetentionMetrics {
     @Inject
     ServiceConfig service;
 
-    /** Every table's series of the schema, at 0 until it moves: called when the application starts. */
-    public void register(String schema) {
+    /**
+     * Every table's series of the schema, at 0 until it moves, and the run interval the overdue gauge is read
+     * against: called when the application starts.
+     */
+    public void register(String schema, Duration interval) {
         for (String table : TABLES) {
             pruned(schema, table, 0);
             failures(schema, table);
             overdueSeconds(schema, table);
         }
+        long seconds = interval.toSeconds();
+        registry.gauge(
+                Metadata.builder()
+                        .withName("durability_retention_interval")
+                        .withDescription("How often this server runs retention (durability.retention.interval): a "
+                                + "table whose overdue gauge stays above it is falling behind")
+                        .withUnit(MetricUnits.SECONDS)
+                        .build(),
+                () -> seconds,
+                new Tag("schema", schema),
+                new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
     }
 
     /** How far past its window the oldest row retention may delete from the table was, when last measured. */

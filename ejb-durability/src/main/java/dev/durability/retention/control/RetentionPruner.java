@@ -32,59 +32,59 @@ public class RetentionPruner {
     private static final String UNLOCK = "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
     private static final String OUTBOX = """
             DELETE FROM {schema}.event_outbox WHERE id IN (
-                SELECT id FROM {schema}.event_outbox WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
+                SELECT id FROM {schema}.event_outbox WHERE created_at < now() - ? * interval '1 second' AND published_at IS NOT NULL
                  ORDER BY created_at LIMIT ?)
-               AND created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL
+               AND created_at < now() - ? * interval '1 second' AND published_at IS NOT NULL
             """;
     // Rows the broker returned as unroutable reached no consumer: kept until an operator re-stages them,
     // unless a window of their own lets them go.
     private static final String UNROUTABLE = """
             DELETE FROM {schema}.event_outbox WHERE id IN (
                 SELECT id FROM {schema}.event_outbox
-                 WHERE created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
+                 WHERE created_at < now() - ? * interval '1 second' AND published_at IS NULL AND unroutable_at IS NOT NULL
                  ORDER BY created_at LIMIT ?)
-               AND created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
+               AND created_at < now() - ? * interval '1 second' AND published_at IS NULL AND unroutable_at IS NOT NULL
             """;
     private static final String INBOX = """
             DELETE FROM {schema}.event_inbox WHERE (consumer_queue, envelope_id) IN (
-                SELECT consumer_queue, envelope_id FROM {schema}.event_inbox WHERE received_at < now() - ? * interval '1 day'
+                SELECT consumer_queue, envelope_id FROM {schema}.event_inbox WHERE received_at < now() - ? * interval '1 second'
                  ORDER BY received_at LIMIT ?)
-               AND received_at < now() - ? * interval '1 day'
+               AND received_at < now() - ? * interval '1 second'
             """;
     private static final String DEAD_LETTERS = """
             DELETE FROM {schema}.dead_letter_audit WHERE id IN (
-                SELECT id FROM {schema}.dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 day'
+                SELECT id FROM {schema}.dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 second'
                  ORDER BY dlq_received_at LIMIT ?)
-               AND dlq_received_at < now() - ? * interval '1 day'
+               AND dlq_received_at < now() - ? * interval '1 second'
             """;
     private static final String IDEMPOTENCY = """
             DELETE FROM {schema}.idempotency_responses WHERE cache_key IN (
-                SELECT cache_key FROM {schema}.idempotency_responses WHERE expires_at < now() - ? * interval '1 day'
+                SELECT cache_key FROM {schema}.idempotency_responses WHERE expires_at < now() - ? * interval '1 second'
                  ORDER BY expires_at LIMIT ?)
-               AND expires_at < now() - ? * interval '1 day'
+               AND expires_at < now() - ? * interval '1 second'
             """;
     // How far past its window the oldest row the window lets go is, in seconds; no row when none is left. Each
     // walks the same index from the same end as its table's DELETE, and stops at the first row.
     private static final String OUTBOX_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM {schema}.event_outbox
-             WHERE created_at < now() - ? * interval '1 day' AND published_at IS NOT NULL ORDER BY created_at LIMIT 1
+            SELECT extract(epoch FROM (now() - ? * interval '1 second') - created_at) FROM {schema}.event_outbox
+             WHERE created_at < now() - ? * interval '1 second' AND published_at IS NOT NULL ORDER BY created_at LIMIT 1
             """;
     private static final String UNROUTABLE_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - created_at) FROM {schema}.event_outbox
-             WHERE created_at < now() - ? * interval '1 day' AND published_at IS NULL AND unroutable_at IS NOT NULL
+            SELECT extract(epoch FROM (now() - ? * interval '1 second') - created_at) FROM {schema}.event_outbox
+             WHERE created_at < now() - ? * interval '1 second' AND published_at IS NULL AND unroutable_at IS NOT NULL
              ORDER BY created_at LIMIT 1
             """;
     private static final String INBOX_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - received_at) FROM {schema}.event_inbox
-             WHERE received_at < now() - ? * interval '1 day' ORDER BY received_at LIMIT 1
+            SELECT extract(epoch FROM (now() - ? * interval '1 second') - received_at) FROM {schema}.event_inbox
+             WHERE received_at < now() - ? * interval '1 second' ORDER BY received_at LIMIT 1
             """;
     private static final String DEAD_LETTERS_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - dlq_received_at) FROM {schema}.dead_letter_audit
-             WHERE dlq_received_at < now() - ? * interval '1 day' ORDER BY dlq_received_at LIMIT 1
+            SELECT extract(epoch FROM (now() - ? * interval '1 second') - dlq_received_at) FROM {schema}.dead_letter_audit
+             WHERE dlq_received_at < now() - ? * interval '1 second' ORDER BY dlq_received_at LIMIT 1
             """;
     private static final String IDEMPOTENCY_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 day') - expires_at) FROM {schema}.idempotency_responses
-             WHERE expires_at < now() - ? * interval '1 day' ORDER BY expires_at LIMIT 1
+            SELECT extract(epoch FROM (now() - ? * interval '1 second') - expires_at) FROM {schema}.idempotency_responses
+             WHERE expires_at < now() - ? * interval '1 second' ORDER BY expires_at LIMIT 1
             """;
     private static final Logger LOG = Logger.getLogger(RetentionPruner.class.getName());
     /** The name the unroutable outbox rows' pruning reports and locks under. */
@@ -120,7 +120,7 @@ public class RetentionPruner {
         run.add(prune(plan, delete, UNROUTABLE_ROWS, UNROUTABLE, UNROUTABLE_OVERDUE, plan.unroutable()));
         run.add(prune(plan, delete, "event_inbox", INBOX, INBOX_OVERDUE, plan.inbox()));
         run.add(prune(plan, delete, "dead_letter_audit", DEAD_LETTERS, DEAD_LETTERS_OVERDUE, plan.deadLetters()));
-        // Idempotency records carry their own expiry: they go as soon as it passed (0 days after it).
+        // Idempotency records carry their own expiry: they go as soon as it passed (0 s after it).
         run.add(
                 plan.idempotency()
                         ? prune(plan, delete, "idempotency_responses", IDEMPOTENCY, IDEMPOTENCY_OVERDUE, 0)
@@ -130,7 +130,7 @@ public class RetentionPruner {
 
     private TablePruning prune(
             RetentionPlan plan, boolean delete, String table, String deletion, String overdue, Duration window) {
-        return window.isZero() ? disabled(table) : prune(plan, delete, table, deletion, overdue, window.toDays());
+        return window.isZero() ? disabled(table) : prune(plan, delete, table, deletion, overdue, window.toSeconds());
     }
 
     private TablePruning disabled(String table) {
@@ -140,7 +140,7 @@ public class RetentionPruner {
     }
 
     private TablePruning prune(
-            RetentionPlan plan, boolean delete, String table, String deletion, String overdue, long days) {
+            RetentionPlan plan, boolean delete, String table, String deletion, String overdue, long seconds) {
         long deleted = 0;
         int statements = 0;
         long longest = 0;
@@ -148,7 +148,7 @@ public class RetentionPruner {
             connection.setAutoCommit(true);
             if (!delete || !lock(connection, TRY_LOCK, table)) {
                 // Another server prunes it now (or this is a measurement): how far behind it is, all the same.
-                double behind = overdue(connection, plan, overdue, days, table);
+                double behind = overdue(connection, plan, overdue, seconds, table);
                 return TablePruning.without(
                         table, delete ? TablePruning.Outcome.PRUNED_ELSEWHERE : TablePruning.Outcome.MEASURED, behind);
             }
@@ -157,9 +157,9 @@ public class RetentionPruner {
                 batch.setQueryTimeout(plan.statementTimeoutSeconds());
                 while (deleted < plan.maxRowsPerRun()) {
                     int size = (int) Math.min(plan.batchSize(), plan.maxRowsPerRun() - deleted);
-                    batch.setLong(1, days);
+                    batch.setLong(1, seconds);
                     batch.setInt(2, size);
-                    batch.setLong(3, days);
+                    batch.setLong(3, seconds);
                     long started = System.nanoTime();
                     int rows = batch.executeUpdate();
                     longest = Math.max(longest, System.nanoTime() - started);
@@ -170,7 +170,7 @@ public class RetentionPruner {
                         break;
                     }
                 }
-                behind = overdue(connection, plan, overdue, days, table);
+                behind = overdue(connection, plan, overdue, seconds, table);
             } finally {
                 unlock(connection, table);
             }
@@ -210,16 +210,16 @@ public class RetentionPruner {
     }
 
     /** Reads how far behind the table is and reports it; 0 when nothing past the window is left. */
-    private double overdue(Connection connection, RetentionPlan plan, String sql, long days, String table)
+    private double overdue(Connection connection, RetentionPlan plan, String sql, long windowSeconds, String table)
             throws SQLException {
         try (PreparedStatement oldest = connection.prepareStatement(ServiceConfig.qualify(sql, schema))) {
             oldest.setQueryTimeout(plan.statementTimeoutSeconds());
-            oldest.setLong(1, days);
-            oldest.setLong(2, days);
+            oldest.setLong(1, windowSeconds);
+            oldest.setLong(2, windowSeconds);
             try (ResultSet result = oldest.executeQuery()) {
-                double seconds = result.next() ? Math.max(0, result.getDouble(1)) : 0;
-                metrics.overdue(schema, table, seconds);
-                return seconds;
+                double behind = result.next() ? Math.max(0, result.getDouble(1)) : 0;
+                metrics.overdue(schema, table, behind);
+                return behind;
             }
         }
     }
