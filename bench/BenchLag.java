@@ -69,35 +69,14 @@ public class BenchLag {
         Map<String, Long> arrived = new ConcurrentHashMap<>();
         AtomicLong refused = new AtomicLong();
         try (Connection connection = factory.newConnection("bench lag")) {
-            Channel channel = connection.createChannel();
-            channel.queueDeclare(queue, true, false, false, null);
-            channel.queuePurge(queue);
-            channel.queueBind(queue, "durability.events", eventType);
-            channel.basicQos(1000);
-            channel.basicConsume(queue, true, new DefaultConsumer(channel) {
-                @Override
-                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
-                    long now = System.nanoTime();
-                    if (api) {
-                        Matcher m = AGGREGATE.matcher(new String(body, StandardCharsets.UTF_8));
-                        if (m.find()) {
-                            arrived.putIfAbsent(m.group(1), now);
-                        }
-                    } else {
-                        arrived.putIfAbsent(properties.getMessageId(), now);
-                    }
-                }
-            });
+            Channel channel = arrivals(connection, queue, eventType, api, arrived);
             Schedule schedule = Schedule.from(System.nanoTime(), rate, warmUp, seconds);
             if (api) {
                 offerThroughApi(args, schedule, committed, refused);
             } else {
-                offerThroughSql(args, schedule, committed, refused);
+                offerThroughSql(args[3], args[4], args[5], args[6], eventType, schedule, committed, refused);
             }
-            long wait = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < wait && !arrived.keySet().containsAll(committed.keySet())) {
-                Thread.sleep(100);
-            }
+            awaitArrivals(committed, arrived);
             channel.queueDelete(queue);
         }
         List<Long> lags = new ArrayList<>();
@@ -122,15 +101,51 @@ public class BenchLag {
                 percentile(lags, 0.99)));
     }
 
+    /**
+     * A queue of its own bound to the event type, consumed with automatic acks: each message's arrival
+     * (nanoTime) by its envelope id (the message id; through the API, the order's aggregate id in the body).
+     */
+    static Channel arrivals(Connection connection, String queue, String eventType, boolean api, Map<String, Long> arrived)
+            throws java.io.IOException {
+        Channel channel = connection.createChannel();
+        channel.queueDeclare(queue, true, false, false, null);
+        channel.queuePurge(queue);
+        channel.queueBind(queue, "durability.events", eventType);
+        channel.basicQos(1000);
+        channel.basicConsume(queue, true, new DefaultConsumer(channel) {
+            @Override
+            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                long now = System.nanoTime();
+                if (api) {
+                    Matcher m = AGGREGATE.matcher(new String(body, StandardCharsets.UTF_8));
+                    if (m.find()) {
+                        arrived.putIfAbsent(m.group(1), now);
+                    }
+                } else {
+                    arrived.putIfAbsent(properties.getMessageId(), now);
+                }
+            }
+        });
+        return channel;
+    }
+
+    /** Waits up to a minute for every committed event to arrive. */
+    static void awaitArrivals(Map<String, Long> committed, Map<String, Long> arrived) throws InterruptedException {
+        long wait = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < wait && !arrived.keySet().containsAll(committed.keySet())) {
+            Thread.sleep(100);
+        }
+    }
+
     /** When events are due (nanoTime): one every interval from start to end, counted from measured on. */
-    private record Schedule(long start, long measured, long interval, long end) {
+    record Schedule(long start, long measured, long interval, long end) {
         static Schedule from(long start, int rate, int warmUpSeconds, int seconds) {
             long measured = start + warmUpSeconds * 1_000_000_000L;
             return new Schedule(start, measured, 1_000_000_000L / rate, measured + seconds * 1_000_000_000L);
         }
     }
 
-    private static double percentile(List<Long> sorted, double p) {
+    static double percentile(List<Long> sorted, double p) {
         if (sorted.isEmpty()) {
             return Double.NaN;
         }
@@ -144,19 +159,39 @@ public class BenchLag {
         }
     }
 
-    private static void offerThroughSql(
-            String[] args, Schedule schedule, Map<String, Long> committed, AtomicLong refused) throws Exception {
+    /** The envelope of a benchmark event: an order line's size, as the demo's order.placed. */
+    static String envelope(String id, String aggregate, String eventType) {
+        return "{\"id\":\"" + id + "\",\"event_type\":\"" + eventType + "\",\"source_service\":\"bench\","
+                + "\"aggregate_id\":\"" + aggregate + "\",\"occurred_at\":\"2026-01-01T00:00:00.000Z\","
+                + "\"schema_version\":1,\"correlation_id\":\"" + id + "\",\"causation_id\":null,"
+                + "\"payload\":{\"sku\":\"book-1\",\"quantity\":1,\"customer\":\"bench\"}}";
+    }
+
+    /**
+     * Commits one event of {@code eventType} per transaction on schedule through four connections to the schema's
+     * outbox, noting each commit (nanoTime) by envelope id once the schedule is past its warm-up.
+     */
+    static void offerThroughSql(
+            String jdbcUrl,
+            String user,
+            String password,
+            String schema,
+            String eventType,
+            Schedule schedule,
+            Map<String, Long> committed,
+            AtomicLong refused)
+            throws Exception {
         // Unqualified, on the schema's search path as a service's own connections are: the insert trigger names
         // the channel it notifies after current_schema().
         String sql = "INSERT INTO event_outbox (id, aggregate_id, event_type, envelope)"
-                + " VALUES (CAST(? AS uuid), CAST(? AS uuid), 'bench.lag', CAST(? AS jsonb))";
+                + " VALUES (CAST(? AS uuid), CAST(? AS uuid), ?, CAST(? AS jsonb))";
         int connections = 4;
         ExecutorService stagers = Executors.newFixedThreadPool(connections);
         ThreadLocal<PreparedStatement> statements = ThreadLocal.withInitial(() -> {
             try {
-                java.sql.Connection connection = DriverManager.getConnection(args[3], args[4], args[5]);
+                java.sql.Connection connection = DriverManager.getConnection(jdbcUrl, user, password);
                 try (java.sql.Statement path = connection.createStatement()) {
-                    path.execute("SET search_path = " + args[6]);
+                    path.execute("SET search_path = " + schema);
                 }
                 return connection.prepareStatement(sql);
             } catch (Exception e) {
@@ -169,15 +204,13 @@ public class BenchLag {
             stagers.execute(() -> {
                 String id = UUID.randomUUID().toString();
                 String aggregate = UUID.randomUUID().toString();
-                String envelope = "{\"id\":\"" + id + "\",\"event_type\":\"bench.lag\",\"source_service\":\"bench\","
-                        + "\"aggregate_id\":\"" + aggregate + "\",\"occurred_at\":\"2026-01-01T00:00:00.000Z\","
-                        + "\"schema_version\":1,\"correlation_id\":\"" + id + "\",\"causation_id\":null,"
-                        + "\"payload\":{\"sku\":\"book-1\",\"quantity\":1,\"customer\":\"bench\"}}";
+                String envelope = envelope(id, aggregate, eventType);
                 try {
                     PreparedStatement insert = statements.get();
                     insert.setString(1, id);
                     insert.setString(2, aggregate);
-                    insert.setString(3, envelope);
+                    insert.setString(3, eventType);
+                    insert.setString(4, envelope);
                     insert.executeUpdate(); // autocommit: one transaction per event
                     if (counted) {
                         committed.put(id, System.nanoTime());
