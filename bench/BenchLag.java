@@ -138,7 +138,7 @@ public class BenchLag {
     }
 
     /** When events are due (nanoTime): one every interval from start to end, counted from measured on. */
-    record Schedule(long start, long measured, long interval, long end) {
+    private record Schedule(long start, long measured, long interval, long end) {
         static Schedule from(long start, int rate, int warmUpSeconds, int seconds) {
             long measured = start + warmUpSeconds * 1_000_000_000L;
             return new Schedule(start, measured, 1_000_000_000L / rate, measured + seconds * 1_000_000_000L);
@@ -171,7 +171,7 @@ public class BenchLag {
      * Commits one event of {@code eventType} per transaction on schedule through four connections to the schema's
      * outbox, noting each commit (nanoTime) by envelope id once the schedule is past its warm-up.
      */
-    static void offerThroughSql(
+    private static void offerThroughSql(
             String jdbcUrl,
             String user,
             String password,

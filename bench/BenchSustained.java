@@ -57,21 +57,22 @@ public class BenchSustained {
         AtomicLong refused = new AtomicLong();
         int windows = seconds / window;
         String[] samples = new String[windows];
-        // The schedule's rate is unused: only its start and end count here.
-        BenchLag.Schedule schedule = BenchLag.Schedule.from(System.nanoTime(), 1, 0, windows * window);
+        long windowNanos = TimeUnit.SECONDS.toNanos(window);
+        long start = System.nanoTime();
+        long end = start + windows * windowNanos;
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         try (Connection connection = factory.newConnection("bench sustained");
                 java.sql.Connection database = DriverManager.getConnection(jdbcUrl, user, password)) {
             Channel channel = BenchLag.arrivals(connection, "bench.sustained", EVENT_TYPE, false, arrived);
             for (int i = 0; i < windows; i++) {
                 int index = i;
-                long due = schedule.measured() + TimeUnit.SECONDS.toNanos((long) (i + 1) * window);
+                long due = start + (i + 1) * windowNanos;
                 sampler.schedule(
                         () -> samples[index] = sample(database, schema, claim),
                         due - System.nanoTime(),
                         TimeUnit.NANOSECONDS);
             }
-            stageAsFastAsTheyCommit(jdbcUrl, user, password, schema, schedule.end(), committed, refused);
+            stageAsFastAsTheyCommit(jdbcUrl, user, password, schema, end, committed, refused);
             sampler.shutdown();
             sampler.awaitTermination(2, TimeUnit.MINUTES);
             BenchLag.awaitArrivals(committed, arrived);
@@ -89,9 +90,8 @@ public class BenchSustained {
         for (int i = 0; i < windows; i++) {
             lags.add(new ArrayList<>());
         }
-        long windowNanos = TimeUnit.SECONDS.toNanos(window);
         committed.forEach((id, at) -> {
-            int index = (int) Math.min(windows - 1, Math.max(0, (at - schedule.measured()) / windowNanos));
+            int index = (int) Math.min(windows - 1, Math.max(0, (at - start) / windowNanos));
             committedPerWindow[index]++;
             Long arrival = arrived.get(id);
             if (arrival != null) {
