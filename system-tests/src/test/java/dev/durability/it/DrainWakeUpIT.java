@@ -109,6 +109,52 @@ class DrainWakeUpIT {
         }
     }
 
+    /**
+     * With {@code durability.outbox.wake-on-staging=false} an order's commit wakes nobody: its event waits for the
+     * drain's poll (ten minutes away) until a row inserted by SQL notifies the LISTEN connection, whose round
+     * drains both. What the benchmark's API staging rows without a wake-up measure.
+     */
+    @Test
+    void withoutTheWakeUpOnStagingAStagedEventWaitsForTheDrainsNextRound() throws Exception {
+        String schema = SCHEMA + "_off";
+        OutboxTable.dropSchema(schema);
+        OutboxTable outbox = new OutboxTable(schema);
+        try (EventQueue orders = new EventQueue("order.placed");
+                EventQueue inserted = new EventQueue("wakeup.inserted");
+                LibertyServer server = LibertyServer.copyOfMain(
+                        "durability-wakeup-off",
+                        9185,
+                        Map.of(
+                                "DB_SCHEMA", schema,
+                                "DURABILITY_INSTANCE_NAME", "it-wakeup-off",
+                                "DURABILITY_OUTBOX_POLL_INTERVAL_MS", "600000",
+                                "DURABILITY_OUTBOX_WAKE_ON_STAGING", "false"))) {
+            server.start();
+            server.awaitApplicationStarted();
+            await("the server's LISTEN connection")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> count("SELECT count(*) FROM pg_stat_activity"
+                                    + " WHERE application_name = 'durability-listen it-wakeup-off'")
+                            == 1);
+
+            String placed = placeOrder(server);
+            // Woken, the drain publishes within a few hundred milliseconds (the test above).
+            Thread.sleep(3_000);
+            assertThat(orders.messagesForAggregate(placed))
+                    .as("the order's event three seconds after its commit, with no wake-up and no poll due")
+                    .isEmpty();
+
+            EventEnvelope row = OutboxTable.envelopes("wakeup.inserted", 1).get(0);
+            outbox.seed(List.of(row));
+            await("the SQL row's notification wakes a round that drains the order's event too")
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() ->
+                            !inserted.messagesForAggregate(row.aggregateId()).isEmpty()
+                                    && !orders.messagesForAggregate(placed).isEmpty());
+        }
+        OutboxTable.dropSchema(schema);
+    }
+
     /** The backend process of the server's LISTEN session (PostgreSQL runs on this machine in the build). */
     private static int listenerPid() throws Exception {
         return count("SELECT max(pid) FROM pg_stat_activity WHERE application_name = 'durability-listen it-wakeup'");

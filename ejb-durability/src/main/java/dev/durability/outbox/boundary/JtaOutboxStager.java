@@ -93,7 +93,9 @@ public class JtaOutboxStager implements OutboxStager {
         }
         // The rows are written; nothing reads them back in this transaction, so they need not stay managed.
         rows.forEach(em::detach);
-        wakeDrainOnCommit();
+        if (config.wakeOnStaging()) {
+            wakeDrainOnCommit();
+        }
         return rows.stream().map(OutboxEvent::id).toList();
     }
 

@@ -30,6 +30,7 @@ public class OutboxConfig implements FeatureConfig {
     static final String STATEMENT_TIMEOUT = "durability.outbox.statement-timeout-ms";
     static final String STAMP_TIMEOUT = "durability.outbox.stamp-timeout-ms";
     static final String LISTEN_NOTIFY = "durability.outbox.listen-notify";
+    static final String WAKE_ON_STAGING = "durability.outbox.wake-on-staging";
     static final String ENVELOPE_FORMAT = "durability.envelope.format";
 
     /** How a published message carries its envelope (docs/decisions/0078-cloudevents-envelope-format.md). */
@@ -103,6 +104,10 @@ public class OutboxConfig implements FeatureConfig {
     @Inject
     @ConfigProperty(name = LISTEN_NOTIFY)
     boolean listenNotify;
+
+    @Inject
+    @ConfigProperty(name = WAKE_ON_STAGING)
+    boolean wakeOnStaging;
 
     @Inject
     @ConfigProperty(name = ENVELOPE_FORMAT)
@@ -234,6 +239,15 @@ public class OutboxConfig implements FeatureConfig {
         return listenNotify;
     }
 
+    /**
+     * Whether a transaction that staged through {@code OutboxStager} wakes this server's drain in the process
+     * when it commits (docs/decisions/0082-in-process-wake-up.md); without it the drain finds the rows on its
+     * poll interval. Off only to measure what the wake-up costs staging, or to rule it out.
+     */
+    public boolean wakeOnStaging() {
+        return wakeOnStaging;
+    }
+
     /** The format the drain publishes envelopes in; valid once {@link #validate()} passed. */
     public EnvelopeFormat envelopeFormat() {
         return EnvelopeFormat.valueOf(envelopeFormat.toUpperCase(Locale.ROOT));
@@ -241,7 +255,8 @@ public class OutboxConfig implements FeatureConfig {
 
     @Override
     public String toString() {
-        return "outbox poll " + pollIntervalMillis + (listenNotify ? " ms and on staging" : " ms") + ", batch "
+        return "outbox poll " + pollIntervalMillis + (listenNotify ? " ms and on SQL staging" : " ms")
+                + (wakeOnStaging ? ", woken by this server's staging" : "") + ", batch "
                 + batchSize + ", lease " + leaseSeconds
                 + " s, tick budget " + tickBudgetMillis + " ms, confirm timeout " + confirmTimeoutMillis
                 + " ms, backoff " + backoffInitialMillis + ".." + backoffMaxMillis + " ms, claim bound " + claimMaxBytes
