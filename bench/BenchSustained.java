@@ -168,8 +168,10 @@ public class BenchSustained {
         try (Statement statement = database.createStatement()) {
             long rows;
             double mib;
-            try (ResultSet result = statement.executeQuery("SELECT count(*), pg_total_relation_size('" + schema
-                    + ".event_outbox') / 1048576.0 FROM " + schema + ".event_outbox")) {
+            // A partitioned table's size is its partitions' (docs/decisions/0093-outbox-partitioned-by-day.md).
+            try (ResultSet result = statement.executeQuery("SELECT (SELECT count(*) FROM " + schema + ".event_outbox),"
+                    + " (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('" + schema
+                    + ".event_outbox')) / 1048576.0")) {
                 result.next();
                 rows = result.getLong(1);
                 mib = result.getDouble(2);

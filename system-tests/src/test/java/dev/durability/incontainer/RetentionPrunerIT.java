@@ -7,6 +7,7 @@ import dev.durability.retention.control.RetentionMetrics;
 import dev.durability.retention.control.RetentionPlan;
 import dev.durability.retention.control.RetentionPruner;
 import dev.durability.retention.control.TablePruning;
+import dev.durability.schema.control.MigrationPlan;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
@@ -16,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -296,6 +298,196 @@ class RetentionPrunerIT {
         assertThat(heldRetentionLocks()).isZero();
         assertThat(count("event_outbox", "true")).isZero();
         assertThat(count("event_inbox", "true")).isZero();
+    }
+
+    /**
+     * The outbox's day partitions (docs/decisions/0093-outbox-partitioned-by-day.md), on a schema of the test's own seen
+     * from days ahead: every run makes the partitions of the days ahead; a partition whose every id is past the window
+     * is retired whole, after the rows retention keeps in it move to the default partition unchanged; one holding more
+     * of those than a retirement moves is kept, and the gauge says so; one whose lock does not come is overdue.
+     */
+    @Test
+    void dayPartitionsAreMadeAheadAndRetiredWholeWithWhatRetentionKeepsMovedOut() throws Exception {
+        String schema = "durability_it_partitions";
+        execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        MigrationPlan.forSchema(dataSource, schema).migrate();
+        RetentionPlan oneDay = new RetentionPlan(
+                Duration.ofDays(1), Duration.ZERO, Duration.ZERO, Duration.ZERO, false, 5_000, 500_000, 30);
+        RetentionPruner pruner = new RetentionPruner(dataSource, schema, metrics);
+        Instant now = Instant.now();
+        double droppedBefore = droppedPartitions(schema);
+
+        pruner.asOf(now.plus(Duration.ofDays(10))).prune(oneDay);
+        assertThat(partitions(schema))
+                .as("the tenth day and the three after it made; the table as it was (its bound a week ahead) retired")
+                .containsExactlyInAnyOrder(
+                        "event_outbox_default", day(now, 10), day(now, 11), day(now, 12), day(now, 13));
+
+        dayRows(schema, now, 10, 3, "published");
+        List<String> keptRows = new java.util.ArrayList<>(dayRows(schema, now, 10, 1, "pending"));
+        keptRows.addAll(dayRows(schema, now, 10, 1, "unroutable"));
+        dayRows(schema, now, 11, 1_001, "pending");
+        dayRows(schema, now, 12, 2, "published");
+        String statesBefore = states(schema, keptRows);
+
+        pruner.asOf(now.plus(Duration.ofDays(14))).prune(oneDay);
+        assertThat(partitions(schema))
+                .as("days 10 and 12 retired; day 11 kept; days 14 to 17 made")
+                .containsExactlyInAnyOrder(
+                        "event_outbox_default",
+                        day(now, 11),
+                        day(now, 13),
+                        day(now, 14),
+                        day(now, 15),
+                        day(now, 16),
+                        day(now, 17));
+        assertThat(droppedPartitions(schema) - droppedBefore)
+                .as("the table as it was, days 10 and 12")
+                .isEqualTo(3);
+        assertThat(keptPartitions(schema)).as("day 11, with 1,001 pending rows").isEqualTo(1);
+        assertThat(states(schema, keptRows))
+                .as("the pending and the unroutable row of day 10, unchanged")
+                .isEqualTo(statesBefore);
+        assertThat(partitionsHolding(schema, keptRows))
+                .as("the pending and the unroutable row of day 10, moved out")
+                .containsExactly(schema + ".event_outbox_default");
+        assertThat(count(schema, "event_outbox", "true"))
+                .as("day 10's published rows went with it, and day 12's")
+                .isEqualTo(1_003);
+
+        // Another transaction holds the outbox: the retirement's lock does not come, and the day is overdue.
+        Instant later = now.plus(Duration.ofDays(16)).plus(Duration.ofHours(1));
+        try (Connection holder = dataSource.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement hold = holder.createStatement()) {
+                hold.execute("LOCK TABLE " + schema + ".event_outbox IN ROW EXCLUSIVE MODE");
+                TablePruning busy = byTable(pruner.asOf(later).prune(oneDay)).get("event_outbox");
+                assertThat(busy.overdueSeconds())
+                        .as("day 14, whose every id is an hour and more past the window")
+                        .isGreaterThanOrEqualTo(3_600.0);
+                assertThat(partitions(schema)).contains(day(now, 14));
+            } finally {
+                holder.rollback();
+            }
+        }
+        TablePruning free = byTable(pruner.asOf(later).prune(oneDay)).get("event_outbox");
+        assertThat(free.overdueSeconds()).isZero();
+        assertThat(partitions(schema))
+                .doesNotContain(day(now, 13), day(now, 14))
+                .contains(day(now, 11));
+        execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+
+    /** The name of the day partition of the day {@code days} after {@code now}'s (UTC). */
+    private static String day(Instant now, int days) {
+        return "event_outbox_"
+                + java.time.format.DateTimeFormatter.BASIC_ISO_DATE.format(now.plus(Duration.ofDays(days))
+                        .atOffset(java.time.ZoneOffset.UTC)
+                        .toLocalDate());
+    }
+
+    /** Rows with UUIDv7 ids of minutes into the day {@code days} after {@code now}'s; returns their ids. */
+    private List<String> dayRows(String schema, Instant now, int days, int rows, String state) throws SQLException {
+        List<String> ids = new java.util.ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema + ".event_outbox"
+                        + " (id, event_type, envelope, created_at, published_at, unroutable_at, next_attempt_at)"
+                        + " SELECT id, 'retention.day', jsonb_build_object('id', id, 'event_type', 'retention.day'), at,"
+                        + " CASE WHEN ? = 'published' THEN at + interval '1 minute' END,"
+                        + " CASE WHEN ? = 'unroutable' THEN at + interval '1 minute' END,"
+                        + " CASE WHEN ? = 'pending' THEN at + interval '365 days' END"
+                        + " FROM (SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12, '0')"
+                        + " || '7' || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15)"
+                        + " AS uuid) AS id, at FROM (SELECT date_trunc('day', CAST(? AS timestamptz) AT TIME ZONE 'UTC')"
+                        + " AT TIME ZONE 'UTC' + n * interval '1 second' AS at FROM generate_series(1, ?) n) t) r"
+                        + " RETURNING CAST(id AS text)")) {
+            insert.setString(1, state);
+            insert.setString(2, state);
+            insert.setString(3, state);
+            insert.setString(4, now.plus(Duration.ofDays(days)).toString());
+            insert.setInt(5, rows);
+            try (ResultSet inserted = insert.executeQuery()) {
+                while (inserted.next()) {
+                    ids.add(inserted.getString(1));
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** The rows' partitions and states, one line per row in id order. */
+    private String states(String schema, List<String> ids) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT string_agg(concat_ws(' ', id,"
+                        + " published_at, unroutable_at, next_attempt_at, created_at), E'\\n' ORDER BY id)"
+                        + " FROM " + schema + ".event_outbox WHERE id = ANY (CAST(? AS uuid[]))")) {
+            s.setString(1, "{" + String.join(",", ids) + "}");
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private List<String> partitionsHolding(String schema, List<String> ids) throws SQLException {
+        List<String> partitions = new java.util.ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT DISTINCT tableoid::regclass::text FROM " + schema
+                        + ".event_outbox WHERE id = ANY (CAST(? AS uuid[]))")) {
+            s.setString(1, "{" + String.join(",", ids) + "}");
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    partitions.add(rs.getString(1));
+                }
+            }
+        }
+        return partitions;
+    }
+
+    private List<String> partitions(String schema) throws SQLException {
+        List<String> partitions = new java.util.ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT c.relname FROM pg_inherits i"
+                        + " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = CAST(? AS regclass)")) {
+            s.setString(1, schema + ".event_outbox");
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    partitions.add(rs.getString(1));
+                }
+            }
+        }
+        return partitions;
+    }
+
+    private double droppedPartitions(String schema) {
+        return registry
+                .getCounters((id, metric) -> id.getName().equals("durability_retention_dropped_partitions")
+                        && schema.equals(id.getTags().get("schema")))
+                .values()
+                .stream()
+                .mapToDouble(counter -> counter.getCount())
+                .sum();
+    }
+
+    private double keptPartitions(String schema) {
+        return registry
+                .getGauges((id, metric) -> id.getName().equals("durability_retention_kept_partitions")
+                        && schema.equals(id.getTags().get("schema")))
+                .values()
+                .stream()
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no kept-partitions gauge for " + schema))
+                .getValue()
+                .doubleValue();
+    }
+
+    private long count(String schema, String table, String where) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + schema + "." + table + " WHERE " + where)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private void outbox(int rows, double daysOld, String state) throws SQLException {

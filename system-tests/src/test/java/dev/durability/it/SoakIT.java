@@ -143,16 +143,21 @@ class SoakIT {
                                     + ".event_outbox WHERE published_at IS NULL AND unroutable_at IS NULL"),
                     number(
                             c,
-                            "SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) FROM pg_stat_user_indexes"
-                                    + " WHERE schemaname = ? AND indexrelname IN"
-                                    + " ('event_outbox_fresh_idx', 'event_outbox_retry_idx', 'event_outbox_pending_idx')",
-                            schema),
+                            // The partitioned outbox's indexes and rows are its partitions' (docs/decisions/0093).
+                            "SELECT coalesce(sum(pg_relation_size(t.relid)), 0) FROM unnest(CAST(? AS regclass[])) i,"
+                                    + " pg_partition_tree(i) t",
+                            "{" + schema + ".event_outbox_fresh_idx," + schema + ".event_outbox_retry_idx," + schema
+                                    + ".event_outbox_pending_idx}"),
                     number(
                             c,
-                            "SELECT n_dead_tup FROM pg_stat_user_tables WHERE schemaname = ? AND relname = 'event_outbox'",
-                            schema),
+                            "SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables"
+                                    + " WHERE relid IN (SELECT relid FROM pg_partition_tree(CAST(? AS regclass)))",
+                            schema + ".event_outbox"),
                     Pipeline.shipmentsWaiting(),
-                    number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".event_outbox"),
+                    number(
+                            c,
+                            "SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(CAST(? AS regclass))",
+                            schema + ".event_outbox"),
                     number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".event_inbox"),
                     number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".idempotency_responses"));
         }

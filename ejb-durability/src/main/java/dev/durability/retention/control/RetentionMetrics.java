@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
@@ -29,6 +30,9 @@ public class RetentionMetrics {
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
+    /** Per schema: the outbox's day partitions past the window that its last retirement kept. */
+    private final Map<String, AtomicLong> keptPartitions = new ConcurrentHashMap<>();
+
     /** Per schema and table: seconds past the window, as measured last; NaN until a run or measurement. */
     private final Map<String, AtomicReference<Double>> overdue = new ConcurrentHashMap<>();
 
@@ -48,6 +52,7 @@ public class RetentionMetrics {
             failures(schema, table);
             overdueSeconds(schema, table);
         }
+        partitions(schema, "event_outbox", 0, 0);
         long seconds = interval.toSeconds();
         registry.gauge(
                 Metadata.builder()
@@ -84,6 +89,37 @@ public class RetentionMetrics {
                     new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
             return seconds;
         });
+    }
+
+    /**
+     * What retiring the table's day partitions did: {@code dropped} whole, and {@code kept} past the window because
+     * they hold more rows retention keeps (pending, unroutable) than it moves out of a partition.
+     */
+    public void partitions(String schema, String table, int dropped, int kept) {
+        counter(
+                        "durability_retention_dropped_partitions",
+                        "Day partitions retention dropped whole because every id in them was past the window",
+                        schema,
+                        table)
+                .inc(dropped);
+        keptPartitions
+                .computeIfAbsent(schema + "\u0000" + table, key -> {
+                    AtomicLong count = new AtomicLong();
+                    registry.gauge(
+                            Metadata.builder()
+                                    .withName("durability_retention_kept_partitions")
+                                    .withDescription("Day partitions past the window that retention keeps because "
+                                            + "they hold more pending or unroutable rows than it moves out of one")
+                                    .withUnit(MetricUnits.NONE)
+                                    .build(),
+                            count,
+                            AtomicLong::get,
+                            new Tag("schema", schema),
+                            new Tag("table", table),
+                            new Tag(ServiceConfig.METRIC_LABEL, service.serviceName()));
+                    return count;
+                })
+                .set(kept);
     }
 
     public void pruned(String schema, String table, long rows) {

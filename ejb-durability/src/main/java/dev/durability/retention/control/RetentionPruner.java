@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
@@ -20,6 +21,10 @@ import javax.sql.DataSource;
  * oldest row it may delete is (the {@code durability_retention_overdue_seconds} gauge and its alert). A table is pruned by one server at a time: each run takes a
  * PostgreSQL advisory lock per table and skips a table whose lock another server holds.
  *
+ * <p>The outbox is partitioned by its ids' day (docs/decisions/0093-outbox-partitioned-by-day.md): every run first
+ * makes the partitions of the days ahead, then, under the outbox's lock, retires the day partitions whose every id
+ * is past the window whole, and deletes rows one by one only from the partitions no day covers.
+ *
  * <p>Every DELETE repeats its condition on the rows it deletes, not only in the subquery that picks them:
  * a row that changed after it was picked (an outbox row an operator re-staged meanwhile) is re-checked and
  * kept.
@@ -30,21 +35,21 @@ public class RetentionPruner {
     private static final String TRY_LOCK =
             "SELECT pg_try_advisory_lock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
     private static final String UNLOCK = "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
-    private static final String OUTBOX = """
-            DELETE FROM {schema}.event_outbox WHERE id IN (
-                SELECT id FROM {schema}.event_outbox WHERE created_at < now() - ? * interval '1 second' AND published_at IS NOT NULL
-                 ORDER BY created_at LIMIT ?)
-               AND created_at < now() - ? * interval '1 second' AND published_at IS NOT NULL
+    // The outbox is partitioned by its ids' day (docs/decisions/0093-outbox-partitioned-by-day.md): a day partition
+    // past the window is retired whole, and only the partitions no day covers lose rows one by one. Its retention
+    // SQL is functions of the schema (migration V16), which may detach and drop partitions for a role that may
+    // only delete rows. Unroutable rows reached no consumer: kept until an operator re-stages them, unless a
+    // window of their own lets them go.
+    private static final String MAKE_PARTITIONS =
+            "SELECT {schema}.event_outbox_make_partitions(CAST(? AS timestamptz))";
+    private static final String RETIRE_PARTITIONS = """
+            SELECT dropped, kept, busy_seconds
+              FROM {schema}.event_outbox_retire_partitions(?, ?, CAST(? AS timestamptz))
             """;
-    // Rows the broker returned as unroutable reached no consumer: kept until an operator re-stages them,
-    // unless a window of their own lets them go.
-    private static final String UNROUTABLE = """
-            DELETE FROM {schema}.event_outbox WHERE id IN (
-                SELECT id FROM {schema}.event_outbox
-                 WHERE created_at < now() - ? * interval '1 second' AND published_at IS NULL AND unroutable_at IS NOT NULL
-                 ORDER BY created_at LIMIT ?)
-               AND created_at < now() - ? * interval '1 second' AND published_at IS NULL AND unroutable_at IS NOT NULL
-            """;
+    private static final String OUTBOX =
+            "SELECT {schema}.event_outbox_prune_rows('published', ?, ?, CAST(? AS timestamptz))";
+    private static final String UNROUTABLE =
+            "SELECT {schema}.event_outbox_prune_rows('unroutable', ?, ?, CAST(? AS timestamptz))";
     private static final String INBOX = """
             DELETE FROM {schema}.event_inbox WHERE (consumer_queue, envelope_id) IN (
                 SELECT consumer_queue, envelope_id FROM {schema}.event_inbox WHERE received_at < now() - ? * interval '1 second'
@@ -65,15 +70,10 @@ public class RetentionPruner {
             """;
     // How far past its window the oldest row the window lets go is, in seconds; no row when none is left. Each
     // walks the same index from the same end as its table's DELETE, and stops at the first row.
-    private static final String OUTBOX_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 second') - created_at) FROM {schema}.event_outbox
-             WHERE created_at < now() - ? * interval '1 second' AND published_at IS NOT NULL ORDER BY created_at LIMIT 1
-            """;
-    private static final String UNROUTABLE_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 second') - created_at) FROM {schema}.event_outbox
-             WHERE created_at < now() - ? * interval '1 second' AND published_at IS NULL AND unroutable_at IS NOT NULL
-             ORDER BY created_at LIMIT 1
-            """;
+    private static final String OUTBOX_OVERDUE =
+            "SELECT {schema}.event_outbox_overdue('published', ?, CAST(? AS timestamptz))";
+    private static final String UNROUTABLE_OVERDUE =
+            "SELECT {schema}.event_outbox_overdue('unroutable', ?, CAST(? AS timestamptz))";
     private static final String INBOX_OVERDUE = """
             SELECT extract(epoch FROM (now() - ? * interval '1 second') - received_at) FROM {schema}.event_inbox
              WHERE received_at < now() - ? * interval '1 second' ORDER BY received_at LIMIT 1
@@ -93,12 +93,26 @@ public class RetentionPruner {
     private final DataSource dataSource;
     private final String schema;
     private final RetentionMetrics metrics;
+    private final Instant asOf;
 
     /** Prunes the library's tables in {@code schema}, the schema of this data source's connections. */
     public RetentionPruner(DataSource dataSource, String schema, RetentionMetrics metrics) {
+        this(dataSource, schema, metrics, null);
+    }
+
+    private RetentionPruner(DataSource dataSource, String schema, RetentionMetrics metrics, Instant asOf) {
         this.dataSource = dataSource;
         this.schema = schema;
         this.metrics = metrics;
+        this.asOf = asOf;
+    }
+
+    /**
+     * The same pruner judging the outbox's partitions and rows as at {@code at} instead of the database's clock:
+     * how a test sees days pass.
+     */
+    public RetentionPruner asOf(Instant at) {
+        return new RetentionPruner(dataSource, schema, metrics, at);
     }
 
     /** One run over every table; never throws: a table that fails is reported and the others still run. */
@@ -115,22 +129,70 @@ public class RetentionPruner {
     }
 
     private List<TablePruning> run(RetentionPlan plan, boolean delete) {
+        // Before anything may fail: the days ahead need their partitions whatever retention does, even at start.
+        makePartitions(plan);
         List<TablePruning> run = new ArrayList<>();
-        run.add(prune(plan, delete, "event_outbox", OUTBOX, OUTBOX_OVERDUE, plan.outbox()));
-        run.add(prune(plan, delete, UNROUTABLE_ROWS, UNROUTABLE, UNROUTABLE_OVERDUE, plan.unroutable()));
-        run.add(prune(plan, delete, "event_inbox", INBOX, INBOX_OVERDUE, plan.inbox()));
-        run.add(prune(plan, delete, "dead_letter_audit", DEAD_LETTERS, DEAD_LETTERS_OVERDUE, plan.deadLetters()));
+        run.add(prune(plan, delete, Statements.outbox(OUTBOX, OUTBOX_OVERDUE, "event_outbox"), plan.outbox()));
+        run.add(prune(
+                plan, delete, Statements.outbox(UNROUTABLE, UNROUTABLE_OVERDUE, UNROUTABLE_ROWS), plan.unroutable()));
+        run.add(prune(plan, delete, Statements.rows(INBOX, INBOX_OVERDUE, "event_inbox"), plan.inbox()));
+        run.add(prune(
+                plan,
+                delete,
+                Statements.rows(DEAD_LETTERS, DEAD_LETTERS_OVERDUE, "dead_letter_audit"),
+                plan.deadLetters()));
         // Idempotency records carry their own expiry: they go as soon as it passed (0 s after it).
-        run.add(
-                plan.idempotency()
-                        ? prune(plan, delete, "idempotency_responses", IDEMPOTENCY, IDEMPOTENCY_OVERDUE, 0)
-                        : disabled("idempotency_responses"));
+        Statements idempotency = Statements.rows(IDEMPOTENCY, IDEMPOTENCY_OVERDUE, "idempotency_responses");
+        run.add(plan.idempotency() ? prune(plan, delete, idempotency, 0) : disabled(idempotency.table()));
         return run;
     }
 
-    private TablePruning prune(
-            RetentionPlan plan, boolean delete, String table, String deletion, String overdue, Duration window) {
-        return window.isZero() ? disabled(table) : prune(plan, delete, table, deletion, overdue, window.toSeconds());
+    /**
+     * A table's statements: its batch DELETE and its overdue measurement, and how they take the window; the outbox's
+     * are functions of the schema that also take the moment they judge at.
+     */
+    private record Statements(String table, String deletion, String overdue, boolean outbox) {
+        static Statements rows(String deletion, String overdue, String table) {
+            return new Statements(table, deletion, overdue, false);
+        }
+
+        static Statements outbox(String deletion, String overdue, String table) {
+            return new Statements(table, deletion, overdue, true);
+        }
+    }
+
+    /**
+     * Makes the outbox's partitions of the days ahead. Two servers at once take turns (the function locks); a failure
+     * is reported and left to the next run: the default partition takes the rows of a day without one.
+     */
+    private void makePartitions(RetentionPlan plan) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement make = connection.prepareStatement(ServiceConfig.qualify(MAKE_PARTITIONS, schema))) {
+            connection.setAutoCommit(true);
+            make.setQueryTimeout(plan.statementTimeoutSeconds());
+            make.setString(1, asOf());
+            try (ResultSet made = make.executeQuery()) {
+                int count = made.next() ? made.getInt(1) : 0;
+                if (count > 0) {
+                    LOG.info(() -> "Retention made " + count + " day partitions of " + schema + ".event_outbox ahead");
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            metrics.failed(schema, "event_outbox");
+            LOG.log(
+                    Level.WARNING,
+                    e,
+                    () -> "Making the outbox's partitions of the days ahead failed; the next run tries again, and the"
+                            + " default partition takes the rows of a day without one meanwhile");
+        }
+    }
+
+    private String asOf() {
+        return asOf == null ? null : asOf.toString();
+    }
+
+    private TablePruning prune(RetentionPlan plan, boolean delete, Statements table, Duration window) {
+        return window.isZero() ? disabled(table.table()) : prune(plan, delete, table, window.toSeconds());
     }
 
     private TablePruning disabled(String table) {
@@ -139,38 +201,40 @@ public class RetentionPruner {
         return TablePruning.without(table, TablePruning.Outcome.DISABLED, 0);
     }
 
-    private TablePruning prune(
-            RetentionPlan plan, boolean delete, String table, String deletion, String overdue, long seconds) {
+    private TablePruning prune(RetentionPlan plan, boolean delete, Statements statements, long seconds) {
+        String table = statements.table();
         long deleted = 0;
-        int statements = 0;
+        int statementsRun = 0;
         long longest = 0;
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
             if (!delete || !lock(connection, TRY_LOCK, table)) {
                 // Another server prunes it now (or this is a measurement): how far behind it is, all the same.
-                double behind = overdue(connection, plan, overdue, seconds, table);
+                double behind = overdue(connection, plan, statements, seconds);
                 return TablePruning.without(
                         table, delete ? TablePruning.Outcome.PRUNED_ELSEWHERE : TablePruning.Outcome.MEASURED, behind);
             }
             double behind;
-            try (PreparedStatement batch = connection.prepareStatement(ServiceConfig.qualify(deletion, schema))) {
-                batch.setQueryTimeout(plan.statementTimeoutSeconds());
-                while (deleted < plan.maxRowsPerRun()) {
-                    int size = (int) Math.min(plan.batchSize(), plan.maxRowsPerRun() - deleted);
-                    batch.setLong(1, seconds);
-                    batch.setInt(2, size);
-                    batch.setLong(3, seconds);
-                    long started = System.nanoTime();
-                    int rows = batch.executeUpdate();
-                    longest = Math.max(longest, System.nanoTime() - started);
-                    statements++;
-                    deleted += rows;
-                    metrics.pruned(schema, table, rows);
-                    if (rows < size) {
-                        break;
+            try {
+                double busy = table.equals("event_outbox") ? retirePartitions(connection, plan, seconds) : 0;
+                try (PreparedStatement batch =
+                        connection.prepareStatement(ServiceConfig.qualify(statements.deletion(), schema))) {
+                    batch.setQueryTimeout(plan.statementTimeoutSeconds());
+                    while (deleted < plan.maxRowsPerRun()) {
+                        int size = (int) Math.min(plan.batchSize(), plan.maxRowsPerRun() - deleted);
+                        long started = System.nanoTime();
+                        int rows = deleteBatch(batch, statements, seconds, size);
+                        longest = Math.max(longest, System.nanoTime() - started);
+                        statementsRun++;
+                        deleted += rows;
+                        metrics.pruned(schema, table, rows);
+                        if (rows < size) {
+                            break;
+                        }
                     }
                 }
-                behind = overdue(connection, plan, overdue, seconds, table);
+                behind = Math.max(busy, overdue(connection, plan, statements, seconds));
+                metrics.overdue(schema, table, behind);
             } finally {
                 unlock(connection, table);
             }
@@ -178,7 +242,7 @@ public class RetentionPruner {
                     table,
                     TablePruning.Outcome.PRUNED,
                     deleted,
-                    statements,
+                    statementsRun,
                     Duration.ofNanos(longest),
                     deleted >= plan.maxRowsPerRun(),
                     behind);
@@ -202,23 +266,70 @@ public class RetentionPruner {
                     table,
                     TablePruning.Outcome.FAILED,
                     deleted,
-                    statements,
+                    statementsRun,
                     Duration.ofNanos(longest),
                     false,
                     Double.NaN);
         }
     }
 
-    /** Reads how far behind the table is and reports it; 0 when nothing past the window is left. */
-    private double overdue(Connection connection, RetentionPlan plan, String sql, long windowSeconds, String table)
+    /** One batch: the rows it deleted. */
+    private int deleteBatch(PreparedStatement batch, Statements statements, long seconds, int size)
             throws SQLException {
-        try (PreparedStatement oldest = connection.prepareStatement(ServiceConfig.qualify(sql, schema))) {
+        batch.setLong(1, seconds);
+        batch.setInt(2, size);
+        if (!statements.outbox()) {
+            batch.setLong(3, seconds);
+            return batch.executeUpdate();
+        }
+        batch.setString(3, asOf());
+        try (ResultSet deleted = batch.executeQuery()) {
+            return deleted.next() ? deleted.getInt(1) : 0;
+        }
+    }
+
+    /**
+     * Retires the outbox's day partitions past the window, under the table's retention lock; returns how far past
+     * the window the oldest one whose lock did not come is (0 when none), which counts as overdue.
+     */
+    private double retirePartitions(Connection connection, RetentionPlan plan, long seconds) throws SQLException {
+        try (PreparedStatement retire = connection.prepareStatement(ServiceConfig.qualify(RETIRE_PARTITIONS, schema))) {
+            retire.setQueryTimeout(plan.statementTimeoutSeconds());
+            retire.setLong(1, seconds);
+            retire.setLong(2, plan.unroutable().toSeconds());
+            retire.setString(3, asOf());
+            try (ResultSet result = retire.executeQuery()) {
+                result.next();
+                int dropped = result.getInt(1);
+                int kept = result.getInt(2);
+                metrics.partitions(schema, "event_outbox", dropped, kept);
+                if (dropped > 0 || kept > 0) {
+                    LOG.info(() -> "Retention dropped " + dropped + " day partitions of " + schema + ".event_outbox"
+                            + (kept > 0
+                                    ? "; kept " + kept + " past the window that hold more pending or unroutable"
+                                            + " rows than it moves (docs/operations.md, \"Retention\")"
+                                    : ""));
+                }
+                return result.getDouble(3);
+            }
+        }
+    }
+
+    /** Reads how far behind the table is and reports it; 0 when nothing past the window is left. */
+    private double overdue(Connection connection, RetentionPlan plan, Statements statements, long windowSeconds)
+            throws SQLException {
+        try (PreparedStatement oldest =
+                connection.prepareStatement(ServiceConfig.qualify(statements.overdue(), schema))) {
             oldest.setQueryTimeout(plan.statementTimeoutSeconds());
             oldest.setLong(1, windowSeconds);
-            oldest.setLong(2, windowSeconds);
+            if (statements.outbox()) {
+                oldest.setString(2, asOf());
+            } else {
+                oldest.setLong(2, windowSeconds);
+            }
             try (ResultSet result = oldest.executeQuery()) {
                 double behind = result.next() ? Math.max(0, result.getDouble(1)) : 0;
-                metrics.overdue(schema, table, behind);
+                metrics.overdue(schema, statements.table(), behind);
                 return behind;
             }
         }
