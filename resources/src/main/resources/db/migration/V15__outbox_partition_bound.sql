@@ -1,29 +1,29 @@
 -- The outbox becomes a table partitioned by its ids' day (docs/decisions/0093-outbox-partitioned-by-day.md),
--- online, in two migrations. This one: the functions partitions are made, retired and pruned with, and a bound
+-- online, in two migrations. This one: the functions every table partitioned by a UUIDv7 key uses, and a bound
 -- on the ids the table as it is may hold, a week ahead: checked for new rows from now on, and for the rows
 -- already there by V16, which then turns the table into the partition of every id below the bound without
 -- scanning it under a lock. Every function runs with this schema's search path.
 
 -- The smallest UUIDv7 (RFC 9562) of the millisecond `at` falls in: every id made at or after `at` sorts at or
 -- above it, every id made before it below.
-CREATE FUNCTION event_outbox_uuid_at(at timestamptz) RETURNS uuid
+CREATE FUNCTION durability_uuid7_at(at timestamptz) RETURNS uuid
     LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
     SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12, '0')
                 || '70008000000000000000' AS uuid)
 $$;
 
 -- The millisecond a UUIDv7 was made in (its first 48 bits).
-CREATE FUNCTION event_outbox_uuid_time(id uuid) RETURNS timestamptz
+CREATE FUNCTION durability_uuid7_time(id uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
     SELECT to_timestamp(CAST(CAST(('x' || substr(replace(CAST(id AS text), '-', ''), 1, 12)) AS bit(48)) AS bigint)
                         / 1000.0)
 $$;
 
--- Takes the outbox's ACCESS EXCLUSIVE lock for the rest of the transaction in attempts, with a pause between them:
--- a request for the lock makes every later statement on the table wait behind it, so a staging transaction waits
+-- Takes a table's ACCESS EXCLUSIVE lock for the rest of the transaction in attempts, with a pause between them: a
+-- request for the lock makes every later statement on the table wait behind it, so a transaction writing to it waits
 -- at most one attempt, never the length of another transaction that holds the table. The first attempts wait 20 ms;
 -- later ones longer, up to 1 s, so that a table always held by some transaction still gets its turn.
-CREATE FUNCTION event_outbox_lock_exclusively(attempts int) RETURNS void
+CREATE FUNCTION durability_lock_exclusively(tbl text, attempts int) RETURNS void
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
     previous text := current_setting('lock_timeout');
@@ -31,7 +31,7 @@ BEGIN
     FOR attempt IN 1..attempts LOOP
         PERFORM set_config('lock_timeout', least(1000, round(20 * power(1.5, attempt / 5))) || 'ms', true);
         BEGIN
-            LOCK TABLE event_outbox IN ACCESS EXCLUSIVE MODE;
+            EXECUTE format('LOCK TABLE %I IN ACCESS EXCLUSIVE MODE', tbl);
             PERFORM set_config('lock_timeout', previous, true);
             RETURN;
         EXCEPTION WHEN lock_not_available THEN
@@ -39,14 +39,14 @@ BEGIN
         END;
     END LOOP;
     PERFORM set_config('lock_timeout', previous, true);
-    RAISE EXCEPTION 'event_outbox stayed in use through % attempts to lock it', attempts
+    RAISE EXCEPTION '% stayed in use through % attempts to lock it', tbl, attempts
         USING ERRCODE = 'lock_not_available';
 END;
 $$;
 
 DO $$
 DECLARE
-    bound uuid := event_outbox_uuid_at(
+    bound uuid := durability_uuid7_at(
         CAST(date_trunc('day', now() AT TIME ZONE 'UTC') + interval '7 days' AS timestamp) AT TIME ZONE 'UTC');
     above bigint;
 BEGIN
@@ -61,7 +61,7 @@ BEGIN
             'migrate again (docs/schema.md, "Partitions")', above, bound, bound
             USING ERRCODE = 'check_violation';
     END IF;
-    PERFORM event_outbox_lock_exclusively(3000);
+    PERFORM durability_lock_exclusively('event_outbox', 3000);
     -- Again under the lock: a row staged meanwhile.
     SELECT count(*) INTO above FROM event_outbox WHERE id >= bound;
     IF above > 0 THEN

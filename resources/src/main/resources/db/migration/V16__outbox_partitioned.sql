@@ -1,4 +1,5 @@
--- The outbox becomes a table partitioned by its ids' day, online, part 2 of 2 (V15; docs/decisions/0093-...):
+-- The outbox becomes a table partitioned by its ids' day, online, part 2 of 2 (V15; docs/decisions/0093-...),
+-- with the functions every day-partitioned table is made, converted and retired with:
 -- the rows already there are checked against V15's bound while staging goes on (VALIDATE takes a lock that lets
 -- rows be inserted, updated and deleted), then, in one short step under the table's lock, the table as it was
 -- becomes event_outbox_legacy, the partition of every id below the bound, of a new partitioned event_outbox with
@@ -7,62 +8,76 @@
 
 ALTER TABLE event_outbox VALIDATE CONSTRAINT event_outbox_below_partitions;
 
--- The outbox's partitions, each with its bounds (null: below every id, or none for the default partition) and
--- whether it is a day's. The others (event_outbox_legacy, event_outbox_default) lose rows one by one.
-CREATE FUNCTION event_outbox_partitions()
+-- A day-partitioned table's partitions (`tbl`: event_outbox, event_inbox), each with its bounds (null: below every
+-- key, or none for the default partition) and whether it is a day's. The others (<tbl>_legacy, <tbl>_default) lose
+-- rows one by one.
+CREATE FUNCTION durability_day_partitions(tbl text)
     RETURNS TABLE (partition regclass, lower_bound uuid, upper_bound uuid, by_day boolean)
     LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
     SELECT c.oid::regclass,
            CAST(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'FROM \(''([0-9a-f-]{36})''\)') AS uuid),
            CAST(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \(''([0-9a-f-]{36})''\)') AS uuid),
-           c.relname ~ '^event_outbox_[0-9]{8}$'
+           c.relname ~ ('^' || tbl || '_[0-9]{8}$')
       FROM pg_inherits i
       JOIN pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = CAST('event_outbox' AS regclass)
+     WHERE i.inhparent = CAST(quote_ident(tbl) AS regclass)
 $$;
 
--- Makes the day partitions (UTC days, named event_outbox_YYYYMMDD) after the newest one through the third day
--- after `at`'s (null: now), and returns how many it made. A day whose ids the default partition already holds
--- rows of (a clock days ahead, ids that are no UUIDv7) stays in the default partition. Each is made empty and
--- attached (a lock that lets staging go on, and a short one on the default partition while it is checked),
--- within 1 s of waiting for a lock, or left for the next run. Callable by a role that may insert into the outbox.
-CREATE FUNCTION event_outbox_make_partitions(at timestamptz DEFAULT now()) RETURNS int
+-- Makes a day-partitioned table's day partitions (UTC days, named <tbl>_YYYYMMDD) after the newest one through the
+-- third day after `at`'s (null: now), and returns how many it made. A day whose keys the default partition already
+-- holds rows of (a clock days ahead, keys that are no UUIDv7) stays in the default partition. Each is made empty,
+-- with the default partition's storage settings, and attached (a lock that lets writes go on, and a short one on
+-- the default partition while it is checked), within 1 s of waiting for a lock, or left for the next run. Callable
+-- by a role that may insert into the table.
+CREATE FUNCTION durability_make_day_partitions(tbl text, at timestamptz DEFAULT now()) RETURNS int
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '1s' AS $$
 DECLARE
     made int := 0;
     day timestamptz;
     last_day timestamptz;
     part text;
+    key text;
+    storage text;
+    taken boolean;
 BEGIN
-    IF NOT has_table_privilege(session_user, 'event_outbox', 'INSERT') THEN
-        RAISE EXCEPTION 'only a role that may insert into event_outbox makes its partitions'
+    IF tbl IS NULL OR tbl NOT IN ('event_outbox', 'event_inbox') THEN
+        RAISE EXCEPTION 'event_outbox and event_inbox are partitioned by day, not %', tbl
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF NOT has_table_privilege(session_user, quote_ident(tbl), 'INSERT') THEN
+        RAISE EXCEPTION 'only a role that may insert into % makes its partitions', tbl
             USING ERRCODE = 'insufficient_privilege';
     END IF;
     -- Servers making partitions at once take turns; the later finds them made.
-    PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST('event_outbox' AS regclass) AS oid) AS int));
+    PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST(quote_ident(tbl) AS regclass) AS oid) AS int));
+    SELECT quote_ident(a.attname) INTO key
+      FROM pg_partitioned_table t
+      JOIN pg_attribute a ON a.attrelid = t.partrelid AND a.attnum = t.partattrs[0]
+     WHERE t.partrelid = CAST(quote_ident(tbl) AS regclass);
+    -- Storage settings as the table's (docs/decisions/0034-vacuum-settings.md), which its default partition holds.
+    SELECT coalesce(' WITH (' || array_to_string(reloptions, ', ') || ')', '') INTO storage
+      FROM pg_class
+     WHERE oid = CAST(quote_ident(tbl || '_default') AS regclass);
     at := coalesce(at, now());
     last_day := CAST(date_trunc('day', at AT TIME ZONE 'UTC') AS timestamp) AT TIME ZONE 'UTC' + interval '96 hours';
     -- After the newest partition; from today on when it ended before (no server ran for days) or none is left:
     -- the days between stay in the default partition.
-    SELECT event_outbox_uuid_time(upper_bound) INTO day
-      FROM event_outbox_partitions()
+    SELECT durability_uuid7_time(upper_bound) INTO day
+      FROM durability_day_partitions(tbl)
      WHERE upper_bound IS NOT NULL
      ORDER BY upper_bound DESC
      LIMIT 1;
     day := greatest(day, last_day - interval '96 hours');
     WHILE day < last_day LOOP
-        part := 'event_outbox_' || to_char(day AT TIME ZONE 'UTC', 'YYYYMMDD');
-        IF NOT EXISTS (SELECT 1 FROM event_outbox_default
-                        WHERE id >= event_outbox_uuid_at(day) AND id < event_outbox_uuid_at(day + interval '24 hours'))
-        THEN
+        part := tbl || '_' || to_char(day AT TIME ZONE 'UTC', 'YYYYMMDD');
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %1$I WHERE %2$s >= $1 AND %2$s < $2)', tbl || '_default', key)
+            INTO taken USING durability_uuid7_at(day), durability_uuid7_at(day + interval '24 hours');
+        IF NOT taken THEN
             BEGIN
-                -- Storage settings as the outbox's (docs/decisions/0034-vacuum-settings.md).
-                EXECUTE format('CREATE TABLE %I (LIKE event_outbox INCLUDING DEFAULTS INCLUDING CONSTRAINTS'
-                               ' INCLUDING GENERATED INCLUDING STORAGE) WITH (fillfactor = 85,'
-                               ' autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.05,'
-                               ' autovacuum_analyze_scale_factor = 0.02)', part);
-                EXECUTE format('ALTER TABLE event_outbox ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', part,
-                               event_outbox_uuid_at(day), event_outbox_uuid_at(day + interval '24 hours'));
+                EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS'
+                               ' INCLUDING GENERATED INCLUDING STORAGE)%s', part, tbl, storage);
+                EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', tbl, part,
+                               durability_uuid7_at(day), durability_uuid7_at(day + interval '24 hours'));
                 made := made + 1;
             EXCEPTION WHEN lock_not_available THEN
                 RETURN made;
@@ -74,13 +89,80 @@ BEGIN
 END;
 $$;
 
--- Retires the partitions whose every id is older than the published rows' window (`window_seconds` before `at`):
--- each is detached and dropped, after the rows retention keeps in it (pending, unroutable within their own
--- window or kept forever, published within the window) move to the default partition unchanged, when there are
+-- Detaches the day partition `part` of `tbl` and drops it, after the rows matching `keeps` (its parameters $1 and
+-- $2) move to the default partition unchanged, in the caller's transaction under the table's exclusive lock, taken
+-- in 20 attempts (about 2 s, none waiting more than 100 ms). False when the lock did not come: nothing changed.
+-- Only for the retention functions of the tables, which run as the owner and say what a table keeps.
+CREATE FUNCTION durability_retire_day_partition(tbl text, part regclass, keeps text, p1 timestamptz, p2 timestamptz)
+    RETURNS boolean LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    columns text;
+BEGIN
+    SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO columns
+      FROM pg_attribute
+     WHERE attrelid = CAST(quote_ident(tbl) AS regclass) AND attnum > 0 AND NOT attisdropped AND attgenerated = '';
+    PERFORM durability_lock_exclusively(tbl, 20);
+    EXECUTE format('ALTER TABLE %I DETACH PARTITION %s', tbl, part);
+    EXECUTE format('INSERT INTO %1$I (%2$s) SELECT %2$s FROM %3$s WHERE %4$s', tbl, columns, part, keeps)
+        USING p1, p2;
+    EXECUTE format('DROP TABLE %s', part);
+    RETURN true;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN false;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION durability_retire_day_partition(text, regclass, text, timestamptz, timestamptz) FROM PUBLIC;
+
+-- Deletes up to `batch` rows matching `condition` (its parameter $1) from the partitions of `tbl` no day covers, the
+-- oldest by `age` first, and returns how many. Only for the retention functions of the tables.
+CREATE FUNCTION durability_prune_undated_rows(tbl text, key text, condition text, age text, p1 timestamptz, batch int)
+    RETURNS int LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    p record;
+    deleted int := 0;
+    rows int;
+BEGIN
+    FOR p IN SELECT partition FROM durability_day_partitions(tbl) WHERE NOT by_day ORDER BY upper_bound NULLS LAST LOOP
+        EXIT WHEN deleted >= batch;
+        -- The condition again on the rows deleted: one changed since it was picked stays (docs/decisions/0033).
+        EXECUTE format('DELETE FROM %1$s WHERE (%2$s) IN (SELECT %2$s FROM %1$s WHERE %3$s ORDER BY %4$s LIMIT $2)'
+                       ' AND %3$s', p.partition, key, condition, age)
+            USING p1, batch - deleted;
+        GET DIAGNOSTICS rows = ROW_COUNT;
+        deleted := deleted + rows;
+    END LOOP;
+    RETURN deleted;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION durability_prune_undated_rows(text, text, text, text, timestamptz, int) FROM PUBLIC;
+
+-- How far, in seconds, the oldest row matching `condition` (its parameter $1, the cutoff) of the partitions of `tbl`
+-- no day covers is before the cutoff, by `age`: 0 when there is none.
+CREATE FUNCTION durability_undated_overdue(tbl text, condition text, age text, cutoff timestamptz)
+    RETURNS double precision LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    p record;
+    oldest timestamptz;
+    behind double precision := 0;
+BEGIN
+    FOR p IN SELECT partition FROM durability_day_partitions(tbl) WHERE NOT by_day LOOP
+        EXECUTE format('SELECT %3$s FROM %1$s WHERE %2$s ORDER BY %3$s LIMIT 1', p.partition, condition, age)
+            INTO oldest USING cutoff;
+        IF oldest IS NOT NULL THEN
+            behind := greatest(behind, extract(epoch FROM cutoff - oldest));
+        END IF;
+    END LOOP;
+    RETURN behind;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION durability_undated_overdue(text, text, text, timestamptz) FROM PUBLIC;
+
+-- Retires the outbox's day partitions whose every id is older than the published rows' window (`window_seconds`
+-- before `at`): each is detached and dropped, after the rows retention keeps in it (pending, unroutable within their
+-- own window or kept forever, published within the window) move to the default partition unchanged, when there are
 -- at most `most_kept` of them; a partition holding more is kept (`kept`), and so is one whose lock did not come
--- within 20 attempts (about 2 s, none waiting more than 100 ms; `busy`, how far past the window the oldest of those
--- is, in seconds). A window of 0 keeps
--- published rows forever: nothing retires. Callable by a role that may delete from the outbox.
+-- (`busy_seconds`, how far past the window the oldest of those is). A window of 0 keeps published rows forever:
+-- nothing retires. Callable by a role that may delete from the outbox.
 CREATE FUNCTION event_outbox_retire_partitions(window_seconds double precision,
                                                unroutable_window_seconds double precision,
                                                at timestamptz DEFAULT now(), most_kept int DEFAULT 1000)
@@ -93,9 +175,6 @@ DECLARE
     keeps text := '(published_at IS NULL AND unroutable_at IS NULL)'
         || ' OR (unroutable_at IS NOT NULL AND published_at IS NULL AND ($1 IS NULL OR created_at >= $1))'
         || ' OR created_at >= $2';
-    columns text := 'id, aggregate_id, event_type, envelope, created_at, published_at, attempts, last_error,'
-        || ' claimed_at, next_attempt_at, claim_token, claimed_by, unroutable_at, last_attempt_at, publication,'
-        || ' notify_drains, lease_until, traceparent, tracestate, replay_traceparent';
     p record;
     keeping bigint;
 BEGIN
@@ -111,8 +190,8 @@ BEGIN
         RETURN NEXT;
         RETURN;
     END IF;
-    FOR p IN SELECT * FROM event_outbox_partitions()
-              WHERE upper_bound IS NOT NULL AND upper_bound <= event_outbox_uuid_at(cutoff)
+    FOR p IN SELECT * FROM durability_day_partitions('event_outbox')
+              WHERE upper_bound IS NOT NULL AND upper_bound <= durability_uuid7_at(cutoff)
               ORDER BY upper_bound LOOP
         -- Each of the three read through its own index (pending, unroutable, created_at).
         EXECUTE format('SELECT (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE published_at IS NULL'
@@ -124,38 +203,26 @@ BEGIN
             INTO keeping USING unroutable_cutoff, cutoff;
         IF keeping > most_kept THEN
             kept := kept + 1;
-            CONTINUE;
-        END IF;
-        BEGIN
-            PERFORM event_outbox_lock_exclusively(20);
-            EXECUTE format('ALTER TABLE event_outbox DETACH PARTITION %s', p.partition);
-            EXECUTE format('INSERT INTO event_outbox (%1$s) SELECT %1$s FROM %2$s WHERE %3$s', columns, p.partition,
-                           keeps)
-                USING unroutable_cutoff, cutoff;
-            EXECUTE format('DROP TABLE %s', p.partition);
+        ELSIF NOT durability_retire_day_partition('event_outbox', p.partition, keeps, unroutable_cutoff, cutoff) THEN
+            busy_seconds := greatest(busy_seconds, extract(epoch FROM cutoff - durability_uuid7_time(p.upper_bound)));
+        ELSE
             dropped := dropped + 1;
-        EXCEPTION WHEN lock_not_available THEN
-            busy_seconds := greatest(busy_seconds, extract(epoch FROM cutoff - event_outbox_uuid_time(p.upper_bound)));
-        END;
+        END IF;
     END LOOP;
     RETURN NEXT;
 END;
 $$;
 
--- Deletes up to `batch` rows of `kind` past their window from the partitions no day covers: 'published' rows
--- whose created_at is older than `window_seconds` before `at`, or 'unroutable' ones. Returns how many.
--- Callable by a role that may delete from the outbox (it could delete them itself, from the partitioned table).
+-- Deletes up to `batch` rows of `kind` past their window from the outbox's partitions no day covers: 'published' rows
+-- whose created_at is older than `window_seconds` before `at`, or 'unroutable' ones. Returns how many. Callable by a
+-- role that may delete from the outbox (it could delete them itself, from the partitioned table).
 CREATE FUNCTION event_outbox_prune_rows(kind text, window_seconds double precision, batch int,
                                         at timestamptz DEFAULT now())
     RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
-    cutoff timestamptz := coalesce(at, now()) - window_seconds * interval '1 second';
     condition text := CASE kind
         WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
         WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
-    p record;
-    deleted int := 0;
-    rows int;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'DELETE') THEN
         RAISE EXCEPTION 'only a role that may delete from event_outbox prunes it'
@@ -164,16 +231,8 @@ BEGIN
     IF condition IS NULL THEN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    FOR p IN SELECT partition FROM event_outbox_partitions() WHERE NOT by_day ORDER BY upper_bound NULLS LAST LOOP
-        EXIT WHEN deleted >= batch;
-        -- The condition again on the rows deleted: one re-staged since it was picked stays (docs/decisions/0033).
-        EXECUTE format('DELETE FROM %1$s WHERE id IN (SELECT id FROM %1$s WHERE %2$s ORDER BY created_at LIMIT $2)'
-                       ' AND %2$s', p.partition, condition)
-            USING cutoff, batch - deleted;
-        GET DIAGNOSTICS rows = ROW_COUNT;
-        deleted := deleted + rows;
-    END LOOP;
-    RETURN deleted;
+    RETURN durability_prune_undated_rows('event_outbox', 'id', condition, 'created_at',
+                                         coalesce(at, now()) - window_seconds * interval '1 second', batch);
 END;
 $$;
 
@@ -182,82 +241,89 @@ $$;
 CREATE FUNCTION event_outbox_overdue(kind text, window_seconds double precision, at timestamptz DEFAULT now())
     RETURNS double precision LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
-    cutoff timestamptz := coalesce(at, now()) - window_seconds * interval '1 second';
     condition text := CASE kind
         WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
         WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
-    p record;
-    oldest timestamptz;
-    behind double precision := 0;
 BEGIN
     IF condition IS NULL THEN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    FOR p IN SELECT partition FROM event_outbox_partitions() WHERE NOT by_day LOOP
-        EXECUTE format('SELECT created_at FROM %s WHERE %s ORDER BY created_at LIMIT 1', p.partition, condition)
-            INTO oldest USING cutoff;
-        IF oldest IS NOT NULL THEN
-            behind := greatest(behind, extract(epoch FROM cutoff - oldest));
-        END IF;
-    END LOOP;
-    RETURN behind;
+    RETURN durability_undated_overdue('event_outbox', condition, 'created_at',
+                                      coalesce(at, now()) - window_seconds * interval '1 second');
 END;
 $$;
 
-DO $$
+-- Turns `tbl`, checked below a bound by its constraint <tbl>_below_partitions, into a table partitioned by range of
+-- `key` in one short step under its exclusive lock (taken in attempts): the table as it was becomes <tbl>_legacy,
+-- the partition of every key below the bound, of a new partitioned <tbl> with the same columns, checks, indexes,
+-- triggers and privileges, and <tbl>_default takes any key no other partition covers. Only for migrations.
+CREATE FUNCTION durability_partition_by_day(tbl text, key text) RETURNS void
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
+    legacy text := tbl || '_legacy';
     bound uuid;
-    definitions text[];
+    primary_key text;
+    storage text;
+    indexes text[];
+    triggers text[];
+    trigger_names text[];
     definition text;
     granted record;
 BEGIN
     SELECT CAST(substring(pg_get_constraintdef(oid) FROM '''([0-9a-f-]{36})''') AS uuid) INTO bound
       FROM pg_constraint
-     WHERE conname = 'event_outbox_below_partitions' AND conrelid = CAST('event_outbox' AS regclass);
-    -- The indexes as they are now, to be made again on the partitioned table under the same names.
-    SELECT array_agg(pg_get_indexdef(i.indexrelid)) INTO definitions
-      FROM pg_index i
-     WHERE i.indrelid = CAST('event_outbox' AS regclass) AND NOT i.indisprimary;
+     WHERE conname = tbl || '_below_partitions' AND conrelid = CAST(quote_ident(tbl) AS regclass);
+    SELECT pg_get_constraintdef(oid) INTO primary_key
+      FROM pg_constraint
+     WHERE contype = 'p' AND conrelid = CAST(quote_ident(tbl) AS regclass);
+    SELECT coalesce(' WITH (' || array_to_string(reloptions, ', ') || ')', '') INTO storage
+      FROM pg_class
+     WHERE oid = CAST(quote_ident(tbl) AS regclass);
+    -- The indexes and triggers as they are now, to be made again on the partitioned table under the same names.
+    SELECT array_agg(pg_get_indexdef(indexrelid)) INTO indexes
+      FROM pg_index
+     WHERE indrelid = CAST(quote_ident(tbl) AS regclass) AND NOT indisprimary;
+    SELECT array_agg(pg_get_triggerdef(oid)), array_agg(tgname) INTO triggers, trigger_names
+      FROM pg_trigger
+     WHERE tgrelid = CAST(quote_ident(tbl) AS regclass) AND NOT tgisinternal;
 
-    PERFORM event_outbox_lock_exclusively(3000);
-    ALTER TABLE event_outbox RENAME TO event_outbox_legacy;
-    ALTER INDEX event_outbox_pkey RENAME TO event_outbox_legacy_pkey;
+    PERFORM durability_lock_exclusively(tbl, 3000);
+    EXECUTE format('ALTER TABLE %I RENAME TO %I', tbl, legacy);
     FOR definition IN SELECT c.relname
                         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-                       WHERE i.indrelid = CAST('event_outbox_legacy' AS regclass) AND NOT i.indisprimary LOOP
+                       WHERE i.indrelid = CAST(quote_ident(legacy) AS regclass) LOOP
         EXECUTE format('ALTER INDEX %I RENAME TO %I', definition,
-                       'event_outbox_legacy_' || substr(definition, length('event_outbox_') + 1));
+                       legacy || '_' || substr(definition, length(tbl || '_') + 1));
     END LOOP;
 
-    CREATE TABLE event_outbox (LIKE event_outbox_legacy INCLUDING DEFAULTS INCLUDING CONSTRAINTS
-                               INCLUDING GENERATED INCLUDING STORAGE)
-        PARTITION BY RANGE (id);
-    ALTER TABLE event_outbox DROP CONSTRAINT event_outbox_below_partitions;
-    ALTER TABLE event_outbox ADD CONSTRAINT event_outbox_pkey PRIMARY KEY (id);
-    FOREACH definition IN ARRAY coalesce(definitions, ARRAY[]::text[]) LOOP
+    EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED'
+                   ' INCLUDING STORAGE) PARTITION BY RANGE (%I)', tbl, legacy, key);
+    EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', tbl, tbl || '_below_partitions');
+    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I %s', tbl, tbl || '_pkey', primary_key);
+    FOREACH definition IN ARRAY coalesce(indexes, ARRAY[]::text[]) LOOP
         EXECUTE definition;
     END LOOP;
-    -- A row trigger on the partitioned table is every partition's; the legacy table's own go.
-    DROP TRIGGER event_outbox_staged ON event_outbox_legacy;
-    DROP TRIGGER event_outbox_restaged ON event_outbox_legacy;
-    CREATE TRIGGER event_outbox_staged AFTER INSERT ON event_outbox
-        FOR EACH ROW WHEN (NEW.notify_drains) EXECUTE FUNCTION event_outbox_notify();
-    CREATE TRIGGER event_outbox_restaged AFTER UPDATE OF publication ON event_outbox
-        FOR EACH STATEMENT EXECUTE FUNCTION event_outbox_notify();
-    -- Checked by V15's bound and its indexes matched by definition: attaching it scans nothing.
-    EXECUTE format('ALTER TABLE event_outbox ATTACH PARTITION event_outbox_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
-                   bound);
-    CREATE TABLE event_outbox_default PARTITION OF event_outbox DEFAULT WITH (fillfactor = 85,
-        autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.05,
-        autovacuum_analyze_scale_factor = 0.02);
+    -- A row trigger on the partitioned table is every partition's: the legacy table's own go first.
+    FOREACH definition IN ARRAY coalesce(trigger_names, ARRAY[]::text[]) LOOP
+        EXECUTE format('DROP TRIGGER %I ON %I', definition, legacy);
+    END LOOP;
+    FOREACH definition IN ARRAY coalesce(triggers, ARRAY[]::text[]) LOOP
+        EXECUTE definition;
+    END LOOP;
+    -- Checked by the bound and its indexes matched by definition: attaching it scans nothing.
+    EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (MINVALUE) TO (%L)', tbl, legacy, bound);
+    EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT%s', tbl || '_default', tbl, storage);
     -- Whoever could use the table as it was can use the partitioned one (docs/grants/postgresql.sql).
     FOR granted IN SELECT a.grantee, a.privilege_type
                      FROM pg_class c, aclexplode(c.relacl) a
-                    WHERE c.oid = CAST('event_outbox_legacy' AS regclass) AND a.grantee <> c.relowner LOOP
-        EXECUTE format('GRANT %s ON event_outbox TO %s', granted.privilege_type,
-                       CASE WHEN granted.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(granted.grantee)) END);
+                    WHERE c.oid = CAST(quote_ident(legacy) AS regclass) AND a.grantee <> c.relowner LOOP
+        EXECUTE format('GRANT %s ON %I TO %s', granted.privilege_type, tbl,
+                       CASE WHEN granted.grantee = 0 THEN 'PUBLIC'
+                            ELSE quote_ident(pg_get_userbyid(granted.grantee)) END);
     END LOOP;
 END;
 $$;
+REVOKE EXECUTE ON FUNCTION durability_partition_by_day(text, text) FROM PUBLIC;
 
-SELECT event_outbox_make_partitions();
+SELECT durability_partition_by_day('event_outbox', 'id');
+SELECT durability_make_day_partitions('event_outbox');

@@ -232,6 +232,67 @@ class InboxListenerIT {
         assertThat(counter("durability_inbox_retries", consumer.queue())).isZero();
     }
 
+    /**
+     * The inbox is partitioned by its envelope ids' day (docs/decisions/0094-inbox-partitioned-by-day.md): a copy of
+     * an envelope arriving a day after the first finds the first's row, in the partition its id names whatever day
+     * either copy came on, and is a duplicate. The envelope's id is of a day ten days ahead, whose partition the test
+     * makes as retention would; the first copy's reception is then moved a day back.
+     */
+    @Test
+    void aCopyArrivingADayAfterTheFirstIsStillADuplicate() throws Exception {
+        ConsumerDeclaration consumer = declaration("day_later", InboxConsumer.QueueType.CLASSIC, 0);
+        consume(consumer, ScriptedHandler.succeeding(consumer.queue(), effects), new AtomicInteger());
+        Instant idDay = Instant.now().plus(Duration.ofDays(10));
+        query(
+                "SELECT " + LibraryDeployment.SCHEMA + ".durability_make_day_partitions('event_inbox',"
+                        + " CAST(? AS timestamptz))",
+                idDay.toString());
+        UUID id = UUID.fromString(query(
+                "SELECT CAST(" + LibraryDeployment.SCHEMA + ".durability_uuid7_at(CAST(? AS timestamptz)) AS text)",
+                idDay.toString()));
+        EventEnvelope built = EventEnvelope.builder(consumer.eventTypes().get(0), "inbox-it-producer")
+                .payload(Json.createObjectBuilder().add("n", 1).build())
+                .build();
+        EventEnvelope event = new EventEnvelope(
+                id,
+                built.eventType(),
+                built.sourceService(),
+                built.aggregateId(),
+                built.occurredAt(),
+                built.schemaVersion(),
+                built.correlationId(),
+                built.causationId(),
+                built.payload());
+        publish(consumer, event);
+        await().atMost(Duration.ofSeconds(30)).until(() -> processed(consumer.queue(), id));
+        assertThat(query(
+                        "SELECT CAST(tableoid::regclass AS text) FROM " + LibraryDeployment.SCHEMA
+                                + ".event_inbox WHERE consumer_queue = ? AND envelope_id = ?",
+                        consumer.queue(),
+                        id))
+                .as("the row is in the partition of its id's day")
+                .endsWith(".event_inbox_"
+                        + java.time.format.DateTimeFormatter.BASIC_ISO_DATE.format(
+                                idDay.atOffset(java.time.ZoneOffset.UTC).toLocalDate()));
+        query(
+                "UPDATE " + LibraryDeployment.SCHEMA + ".event_inbox SET received_at = received_at - interval '1 day'"
+                        + " WHERE consumer_queue = ? AND envelope_id = ? RETURNING 1",
+                consumer.queue(),
+                id);
+        long firstReceived = receivedMicros(consumer.queue(), id);
+
+        publish(consumer, event);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> counter("durability_inbox_dedup_hits", consumer.queue()) == 1);
+        assertThat(effectCount(consumer.queue(), id)).as("the handler ran once").isEqualTo(1);
+        assertThat(receivedMicros(consumer.queue(), id))
+                .as("the first copy's row, untouched")
+                .isEqualTo(firstReceived);
+        assertThat(Long.parseLong(query(
+                        "SELECT count(*) FROM " + LibraryDeployment.SCHEMA + ".event_inbox WHERE envelope_id = ?", id)))
+                .isEqualTo(1);
+    }
+
     @Test
     void theSameEnvelopeDeadLetteredAgainAfterAReplayIsANewOccurrence() throws Exception {
         ConsumerDeclaration consumer = declaration("replayed", InboxConsumer.QueueType.CLASSIC, 1);

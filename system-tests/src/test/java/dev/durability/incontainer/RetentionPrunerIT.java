@@ -315,13 +315,17 @@ class RetentionPrunerIT {
                 Duration.ofDays(1), Duration.ZERO, Duration.ZERO, Duration.ZERO, false, 5_000, 500_000, 30);
         RetentionPruner pruner = new RetentionPruner(dataSource, schema, metrics);
         Instant now = Instant.now();
-        double droppedBefore = droppedPartitions(schema);
+        double droppedBefore = droppedPartitions(schema, "event_outbox");
 
         pruner.asOf(now.plus(Duration.ofDays(10))).prune(oneDay);
-        assertThat(partitions(schema))
+        assertThat(partitions(schema, "event_outbox"))
                 .as("the tenth day and the three after it made; the table as it was (its bound a week ahead) retired")
                 .containsExactlyInAnyOrder(
-                        "event_outbox_default", day(now, 10), day(now, 11), day(now, 12), day(now, 13));
+                        "event_outbox_default",
+                        day("event_outbox", now, 10),
+                        day("event_outbox", now, 11),
+                        day("event_outbox", now, 12),
+                        day("event_outbox", now, 13));
 
         dayRows(schema, now, 10, 3, "published");
         List<String> keptRows = new java.util.ArrayList<>(dayRows(schema, now, 10, 1, "pending"));
@@ -331,20 +335,22 @@ class RetentionPrunerIT {
         String statesBefore = states(schema, keptRows);
 
         pruner.asOf(now.plus(Duration.ofDays(14))).prune(oneDay);
-        assertThat(partitions(schema))
+        assertThat(partitions(schema, "event_outbox"))
                 .as("days 10 and 12 retired; day 11 kept; days 14 to 17 made")
                 .containsExactlyInAnyOrder(
                         "event_outbox_default",
-                        day(now, 11),
-                        day(now, 13),
-                        day(now, 14),
-                        day(now, 15),
-                        day(now, 16),
-                        day(now, 17));
-        assertThat(droppedPartitions(schema) - droppedBefore)
+                        day("event_outbox", now, 11),
+                        day("event_outbox", now, 13),
+                        day("event_outbox", now, 14),
+                        day("event_outbox", now, 15),
+                        day("event_outbox", now, 16),
+                        day("event_outbox", now, 17));
+        assertThat(droppedPartitions(schema, "event_outbox") - droppedBefore)
                 .as("the table as it was, days 10 and 12")
                 .isEqualTo(3);
-        assertThat(keptPartitions(schema)).as("day 11, with 1,001 pending rows").isEqualTo(1);
+        assertThat(keptPartitions(schema, "event_outbox"))
+                .as("day 11, with 1,001 pending rows")
+                .isEqualTo(1);
         assertThat(states(schema, keptRows))
                 .as("the pending and the unroutable row of day 10, unchanged")
                 .isEqualTo(statesBefore);
@@ -365,22 +371,97 @@ class RetentionPrunerIT {
                 assertThat(busy.overdueSeconds())
                         .as("day 14, whose every id is an hour and more past the window")
                         .isGreaterThanOrEqualTo(3_600.0);
-                assertThat(partitions(schema)).contains(day(now, 14));
+                assertThat(partitions(schema, "event_outbox")).contains(day("event_outbox", now, 14));
             } finally {
                 holder.rollback();
             }
         }
         TablePruning free = byTable(pruner.asOf(later).prune(oneDay)).get("event_outbox");
         assertThat(free.overdueSeconds()).isZero();
-        assertThat(partitions(schema))
-                .doesNotContain(day(now, 13), day(now, 14))
-                .contains(day(now, 11));
+        assertThat(partitions(schema, "event_outbox"))
+                .doesNotContain(day("event_outbox", now, 13), day("event_outbox", now, 14))
+                .contains(day("event_outbox", now, 11));
         execute("DROP SCHEMA " + schema + " CASCADE");
     }
 
-    /** The name of the day partition of the day {@code days} after {@code now}'s (UTC). */
-    private static String day(Instant now, int days) {
-        return "event_outbox_"
+    /**
+     * The inbox's day partitions (docs/decisions/0094-inbox-partitioned-by-day.md), on a schema of the test's own seen
+     * from days ahead: a partition whose every envelope id is past the window is retired whole, after its rows
+     * received within the window (copies delivered late) move to the default partition unchanged, where they are
+     * deleted one by one once past the window; one holding more of those than a retirement moves is kept until they
+     * are past it too.
+     */
+    @Test
+    void inboxDayPartitionsAreRetiredWholeWithTheRowsReceivedWithinTheWindowMovedOut() throws Exception {
+        String schema = "durability_it_inbox_partitions";
+        execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        MigrationPlan.forSchema(dataSource, schema).migrate();
+        RetentionPlan oneDay = new RetentionPlan(
+                Duration.ZERO, Duration.ZERO, Duration.ofDays(1), Duration.ZERO, false, 5_000, 500_000, 30);
+        RetentionPruner pruner = new RetentionPruner(dataSource, schema, metrics);
+        Instant midnight = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.DAYS);
+        double droppedBefore = droppedPartitions(schema, "event_inbox");
+
+        pruner.asOf(midnight.plus(Duration.ofDays(10))).prune(oneDay);
+        assertThat(partitions(schema, "event_inbox"))
+                .as("the tenth day and the three after it made; the table as it was retired")
+                .containsExactlyInAnyOrder(
+                        "event_inbox_default",
+                        day("event_inbox", midnight, 10),
+                        day("event_inbox", midnight, 11),
+                        day("event_inbox", midnight, 12),
+                        day("event_inbox", midnight, 13));
+
+        Duration lateBy = Duration.ofDays(3).plusHours(12);
+        inboxDayRows(schema, midnight, 10, 3, Duration.ZERO);
+        List<String> late = inboxDayRows(schema, midnight, 10, 2, lateBy);
+        inboxDayRows(schema, midnight, 11, 1_001, lateBy);
+        String lateBefore = inboxStates(schema, late);
+
+        pruner.asOf(midnight.plus(Duration.ofDays(14)).plus(Duration.ofHours(1)))
+                .prune(oneDay);
+        assertThat(partitions(schema, "event_inbox"))
+                .as("days 10 and 12 retired; day 11 kept; days 14 to 17 made")
+                .containsExactlyInAnyOrder(
+                        "event_inbox_default",
+                        day("event_inbox", midnight, 11),
+                        day("event_inbox", midnight, 13),
+                        day("event_inbox", midnight, 14),
+                        day("event_inbox", midnight, 15),
+                        day("event_inbox", midnight, 16),
+                        day("event_inbox", midnight, 17));
+        assertThat(droppedPartitions(schema, "event_inbox") - droppedBefore)
+                .as("the table as it was, days 10 and 12")
+                .isEqualTo(3);
+        assertThat(keptPartitions(schema, "event_inbox"))
+                .as("day 11, with 1,001 rows received within the window")
+                .isEqualTo(1);
+        assertThat(inboxStates(schema, late))
+                .as("day 10's late copies, unchanged")
+                .isEqualTo(lateBefore);
+        assertThat(inboxPartitionsHolding(schema, late)).containsExactly(schema + ".event_inbox_default");
+        assertThat(count(schema, "event_inbox", "true"))
+                .as("day 10's rows received on time went with it")
+                .isEqualTo(1_003);
+
+        // Once the late copies are past the window too: day 11 retires whole, day 10's go one by one.
+        TablePruning later = byTable(
+                        pruner.asOf(midnight.plus(Duration.ofDays(18)).plus(Duration.ofHours(1)))
+                                .prune(oneDay))
+                .get("event_inbox");
+        assertThat(later.deleted())
+                .as("day 10's late copies, from the default partition")
+                .isEqualTo(2);
+        assertThat(later.overdueSeconds()).isZero();
+        assertThat(partitions(schema, "event_inbox")).doesNotContain(day("event_inbox", midnight, 11));
+        assertThat(keptPartitions(schema, "event_inbox")).isZero();
+        assertThat(count(schema, "event_inbox", "true")).isZero();
+        execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+
+    /** The name of the table's day partition of the day {@code days} after {@code now}'s (UTC). */
+    private static String day(String table, Instant now, int days) {
+        return table + "_"
                 + java.time.format.DateTimeFormatter.BASIC_ISO_DATE.format(now.plus(Duration.ofDays(days))
                         .atOffset(java.time.ZoneOffset.UTC)
                         .toLocalDate());
@@ -444,12 +525,54 @@ class RetentionPrunerIT {
         return partitions;
     }
 
-    private List<String> partitions(String schema) throws SQLException {
+    /**
+     * Inbox rows of envelopes with UUIDv7 ids of seconds into the day {@code days} after {@code midnight}, each
+     * received and processed {@code late} after its id's time; returns their ids.
+     */
+    private List<String> inboxDayRows(String schema, Instant midnight, int days, int rows, Duration late)
+            throws SQLException {
+        List<String> ids = new java.util.ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema + ".event_inbox"
+                        + " (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at)"
+                        + " SELECT 'retention.day', id, 'retention-it', 'retention.day', received, received"
+                        + " FROM (SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12,"
+                        + " '0') || '7' || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1,"
+                        + " 15) AS uuid) AS id, at + ? * interval '1 second' AS received"
+                        + " FROM (SELECT CAST(? AS timestamptz) + n * interval '1 second' AS at"
+                        + " FROM generate_series(1, ?) n) t) r RETURNING CAST(envelope_id AS text)")) {
+            insert.setLong(1, late.toSeconds());
+            insert.setString(2, midnight.plus(Duration.ofDays(days)).toString());
+            insert.setInt(3, rows);
+            try (ResultSet inserted = insert.executeQuery()) {
+                while (inserted.next()) {
+                    ids.add(inserted.getString(1));
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** The inbox rows of these envelopes, one line per row in id order. */
+    private String inboxStates(String schema, List<String> ids) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s =
+                        c.prepareStatement("SELECT string_agg(CAST(i AS text), E'\\n' ORDER BY" + " envelope_id) FROM "
+                                + schema + ".event_inbox i WHERE envelope_id = ANY (CAST(? AS uuid[]))")) {
+            s.setString(1, "{" + String.join(",", ids) + "}");
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private List<String> inboxPartitionsHolding(String schema, List<String> ids) throws SQLException {
         List<String> partitions = new java.util.ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement("SELECT c.relname FROM pg_inherits i"
-                        + " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = CAST(? AS regclass)")) {
-            s.setString(1, schema + ".event_outbox");
+                PreparedStatement s = c.prepareStatement("SELECT DISTINCT tableoid::regclass::text FROM " + schema
+                        + ".event_inbox WHERE envelope_id = ANY (CAST(? AS uuid[]))")) {
+            s.setString(1, "{" + String.join(",", ids) + "}");
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     partitions.add(rs.getString(1));
@@ -459,24 +582,41 @@ class RetentionPrunerIT {
         return partitions;
     }
 
-    private double droppedPartitions(String schema) {
+    private List<String> partitions(String schema, String table) throws SQLException {
+        List<String> partitions = new java.util.ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT c.relname FROM pg_inherits i"
+                        + " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = CAST(? AS regclass)")) {
+            s.setString(1, schema + "." + table);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    partitions.add(rs.getString(1));
+                }
+            }
+        }
+        return partitions;
+    }
+
+    private double droppedPartitions(String schema, String table) {
         return registry
                 .getCounters((id, metric) -> id.getName().equals("durability_retention_dropped_partitions")
-                        && schema.equals(id.getTags().get("schema")))
+                        && schema.equals(id.getTags().get("schema"))
+                        && table.equals(id.getTags().get("table")))
                 .values()
                 .stream()
                 .mapToDouble(counter -> counter.getCount())
                 .sum();
     }
 
-    private double keptPartitions(String schema) {
+    private double keptPartitions(String schema, String table) {
         return registry
                 .getGauges((id, metric) -> id.getName().equals("durability_retention_kept_partitions")
-                        && schema.equals(id.getTags().get("schema")))
+                        && schema.equals(id.getTags().get("schema"))
+                        && table.equals(id.getTags().get("table")))
                 .values()
                 .stream()
                 .findFirst()
-                .orElseThrow(() -> new AssertionError("no kept-partitions gauge for " + schema))
+                .orElseThrow(() -> new AssertionError("no kept-partitions gauge for " + schema + "." + table))
                 .getValue()
                 .doubleValue();
     }

@@ -30,18 +30,20 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The migrations since the last one that was online by its nature (docs/schema.md, "Online migrations") stay online:
- * applied to an outbox holding rows in every state while staging transactions keep committing, they make no staging
- * transaction wait for a lock longer than one short step, lose no row, change no row's state, and leave no index
- * invalid, even when two servers start on them at once. They turn the outbox into a table partitioned by its ids'
- * day (V15, V16; docs/decisions/0093-outbox-partitioned-by-day.md), which takes the table's lock in attempts of
- * 20 ms at first. A plain {@code CREATE INDEX} on the outbox, or a rewrite of it, fails this test: its lock waits for the
+ * applied to an outbox and an inbox holding rows in every state while staging and consuming transactions keep
+ * committing, they make no such transaction wait for a lock longer than one short step, lose no row, change no row's
+ * state, and leave no index invalid, even when two servers start on them at once. They turn the outbox and the inbox
+ * into tables partitioned by their ids' day (V15 to V18; docs/decisions/0093-outbox-partitioned-by-day.md,
+ * 0094-inbox-partitioned-by-day.md), which take each table's lock in attempts of 20 ms at first. A plain {@code CREATE INDEX} on the outbox, or a rewrite of it, fails this test: its lock waits for the
  * staging transactions in flight, and every later one queues behind it for the whole build.
  */
 class MigrationUnderLoadIT {
     private static final String SCHEMA = "durability_migration_load";
     private static final String STAGER = "durability-migration-stager";
     private static final int SEEDED = 200_000;
+    private static final int SEEDED_INBOX = 100_000;
     private static final int STAGERS = 4;
+    private static final int RECEIVERS = 2;
     /** The migrations after this one are applied under load. */
     private static final MigrationVersion BASELINE = MigrationVersion.fromVersion("14");
     /** The longest a staging transaction may wait: far above one attempt and the swap, far below any build. */
@@ -60,17 +62,24 @@ class MigrationUnderLoadIT {
                 .load()
                 .migrate();
         seedEveryState();
+        seedEveryInboxState();
         Map<String, Long> statesBefore = states();
+        Map<String, Long> inboxStatesBefore = inboxStates();
         int pending = release.info().pending().length;
 
         AtomicBoolean staging = new AtomicBoolean(true);
         AtomicBoolean migrating = new AtomicBoolean(false);
         AtomicInteger stagedDuringMigration = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(STAGERS + 3);
+        AtomicInteger receivedDuringMigration = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(STAGERS + RECEIVERS + 3);
         try {
             List<Future<Integer>> stagers = new ArrayList<>();
             for (int i = 0; i < STAGERS; i++) {
                 stagers.add(pool.submit(() -> stage(staging, migrating, stagedDuringMigration)));
+            }
+            List<Future<Integer>> receivers = new ArrayList<>();
+            for (int i = 0; i < RECEIVERS; i++) {
+                receivers.add(pool.submit(() -> receive(staging, migrating, receivedDuringMigration)));
             }
             Future<Long> longestWait = pool.submit(() -> longestLockWait(staging));
             Thread.sleep(500); // staging under way before the migration starts
@@ -92,26 +101,41 @@ class MigrationUnderLoadIT {
             for (Future<Integer> stager : stagers) {
                 staged += stager.get(30, TimeUnit.SECONDS);
             }
+            int received = 0;
+            for (Future<Integer> receiver : receivers) {
+                received += receiver.get(30, TimeUnit.SECONDS);
+            }
 
             assertThat(release.info().pending()).as("migrations left").isEmpty();
             assertThat(applied)
                     .as("migrations applied by the two servers together")
                     .isEqualTo(pending);
             assertThat(longestWait.get(30, TimeUnit.SECONDS))
-                    .as("the longest a staging transaction waited for a lock on the outbox or its indexes, ms")
+                    .as("the longest a staging or consuming transaction waited for a lock on a table or an index, ms")
                     .isLessThanOrEqualTo(LONGEST_WAIT_MILLIS);
             assertThat(stagedDuringMigration.get())
                     .as("staging transactions committed while the migration ran")
+                    .isPositive();
+            assertThat(receivedDuringMigration.get())
+                    .as("consuming transactions committed while the migration ran")
                     .isPositive();
             Map<String, Long> expected = new TreeMap<>(statesBefore);
             expected.merge("pending", (long) staged, Long::sum);
             assertThat(states())
                     .as("every seeded row in the state it had, and every staged row pending")
                     .isEqualTo(expected);
+            Map<String, Long> expectedInbox = new TreeMap<>(inboxStatesBefore);
+            expectedInbox.merge("processed after 1 attempts", (long) received, Long::sum);
+            assertThat(inboxStates())
+                    .as("every seeded inbox row in the state it had, and every received one processed")
+                    .isEqualTo(expectedInbox);
             assertThat(invalidIndexes()).as("indexes left invalid").isEmpty();
-            assertThat(partitions())
+            assertThat(partitions("event_outbox"))
                     .as("the outbox as it was, below the bound, and the default partition")
                     .containsExactlyInAnyOrder("event_outbox_legacy", "event_outbox_default");
+            assertThat(partitions("event_inbox"))
+                    .as("the inbox as it was, below the bound, and the default partition")
+                    .containsExactlyInAnyOrder("event_inbox_legacy", "event_inbox_default");
         } finally {
             staging.set(false);
             pool.shutdownNow();
@@ -144,14 +168,50 @@ class MigrationUnderLoadIT {
         assertThatThrownBy(release::migrate)
                 .hasStackTraceContaining("event_outbox holds 1 rows whose ids are not UUIDv7")
                 .hasStackTraceContaining("published_at IS NOT NULL");
-        assertThat(partitions()).as("still one table").isEmpty();
+        assertThat(partitions("event_outbox")).as("still one table").isEmpty();
 
         try (Connection c = OutboxTable.connect();
                 Statement s = c.createStatement()) {
             s.execute("DELETE FROM " + SCHEMA + ".event_outbox");
         }
         release.migrate();
-        assertThat(partitions()).containsExactlyInAnyOrder("event_outbox_legacy", "event_outbox_default");
+        assertThat(partitions("event_outbox")).containsExactlyInAnyOrder("event_outbox_legacy", "event_outbox_default");
+        OutboxTable.dropSchema(SCHEMA);
+    }
+
+    /**
+     * The same for the inbox: a row of an envelope whose id is no UUIDv7 (a producer's random id) stops V17, which
+     * says how many there are and how to let them go, after the outbox's partitioning committed; migrating again once
+     * they are gone goes on from there.
+     */
+    @Test
+    void inboxRowsOfIdsThatAreNoUuid7StopThePartitioningUntilTheyAreGone() throws Exception {
+        OutboxTable.dropSchema(SCHEMA);
+        Flyway release = MigrationPlan.forSchema(OutboxTable.dataSource(), SCHEMA);
+        Flyway.configure()
+                .configuration(release.getConfiguration())
+                .target(BASELINE)
+                .load()
+                .migrate();
+        try (Connection c = OutboxTable.connect();
+                Statement s = c.createStatement()) {
+            s.execute("INSERT INTO " + SCHEMA + ".event_inbox (consumer_queue, envelope_id, source_service, event_type,"
+                    + " processed_at) VALUES ('migration.queue', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 'elsewhere',"
+                    + " 'migration.random', now())");
+        }
+
+        assertThatThrownBy(release::migrate)
+                .hasStackTraceContaining("event_inbox holds 1 rows whose envelope ids are not UUIDv7")
+                .hasStackTraceContaining("DELETE FROM event_inbox WHERE envelope_id >=");
+        assertThat(partitions("event_outbox")).containsExactlyInAnyOrder("event_outbox_legacy", "event_outbox_default");
+        assertThat(partitions("event_inbox")).as("still one table").isEmpty();
+
+        try (Connection c = OutboxTable.connect();
+                Statement s = c.createStatement()) {
+            s.execute("DELETE FROM " + SCHEMA + ".event_inbox");
+        }
+        release.migrate();
+        assertThat(partitions("event_inbox")).containsExactlyInAnyOrder("event_inbox_legacy", "event_inbox_default");
         OutboxTable.dropSchema(SCHEMA);
     }
 
@@ -183,6 +243,68 @@ class MigrationUnderLoadIT {
                     """.formatted(UUID7.formatted("at"), SEEDED));
             s.execute("ANALYZE event_outbox");
         }
+    }
+
+    /** Inbox rows in each state a consumer leaves them in (processed, failing, dead-lettered), over the last hour. */
+    private static void seedEveryInboxState() throws SQLException {
+        try (Connection c = OutboxTable.connect();
+                Statement s = c.createStatement()) {
+            s.execute("SET search_path = " + SCHEMA);
+            s.execute("""
+                    INSERT INTO event_inbox (consumer_queue, envelope_id, source_service, event_type, received_at,
+                                             processed_at, attempts, last_error, dead_lettered_at,
+                                             dead_lettered_publication)
+                    SELECT 'migration.queue.' || mod(n, 3), id, 'migration-it', 'migration.seeded', at,
+                           CASE WHEN mod(n, 3) = 0 THEN at + interval '1 second' END,
+                           CASE WHEN mod(n, 3) = 0 THEN 1 ELSE 3 END,
+                           CASE WHEN mod(n, 3) <> 0 THEN 'seeded failure' END,
+                           CASE WHEN mod(n, 3) = 2 THEN at + interval '1 second' END,
+                           CASE WHEN mod(n, 3) = 2 THEN 0 END
+                      FROM (SELECT %s AS id, n, at
+                              FROM (SELECT n, now() - interval '1 hour' + n * interval '20 milliseconds' AS at
+                                      FROM generate_series(1, %d) n) times) seeded
+                    """.formatted(UUID7.formatted("at"), SEEDED_INBOX));
+            s.execute("ANALYZE event_inbox");
+        }
+    }
+
+    /**
+     * One consuming transaction after another, each inserting its envelope's inbox row as a delivery does (inserted
+     * processed, or taken over on a conflict) and open a little while for the handler before it commits. Returns the
+     * rows it committed; counts those whose transaction ran entirely while the migration did.
+     */
+    private static int receive(AtomicBoolean receiving, AtomicBoolean migrating, AtomicInteger duringMigration)
+            throws SQLException, InterruptedException {
+        int committed = 0;
+        try (Connection c = OutboxTable.connect()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET application_name = '" + STAGER + "'");
+                s.execute("SET search_path = " + SCHEMA);
+            }
+            c.commit();
+            try (PreparedStatement insert = c.prepareStatement("""
+                    INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type,
+                                                  processed_at, attempts)
+                    SELECT 'migration.received', id, 'migration-it', 'migration.received', now(), 1
+                      FROM (SELECT %s AS id) received
+                    ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
+                        SET processed_at = now(), attempts = i.attempts + 1
+                        WHERE i.processed_at IS NULL AND i.dead_lettered_at IS NULL
+                    """.formatted(UUID7.formatted("clock_timestamp()")))) {
+                while (receiving.get()) {
+                    boolean began = migrating.get();
+                    insert.executeUpdate();
+                    Thread.sleep(20);
+                    c.commit();
+                    committed++;
+                    if (began && migrating.get()) {
+                        duringMigration.incrementAndGet();
+                    }
+                }
+            }
+        }
+        return committed;
     }
 
     /**
@@ -257,13 +379,13 @@ class MigrationUnderLoadIT {
         return longest;
     }
 
-    /** The outbox's partitions; none while it is still one table. */
-    private static List<String> partitions() throws SQLException {
+    /** The table's partitions; none while it is still one table. */
+    private static List<String> partitions(String table) throws SQLException {
         List<String> partitions = new ArrayList<>();
         try (Connection c = OutboxTable.connect();
                 PreparedStatement s = c.prepareStatement("SELECT c.relname FROM pg_inherits i"
                         + " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = CAST(? AS regclass)")) {
-            s.setString(1, SCHEMA + ".event_outbox");
+            s.setString(1, SCHEMA + "." + table);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     partitions.add(rs.getString(1));
@@ -283,6 +405,22 @@ class MigrationUnderLoadIT {
                         + " WHEN claimed_at IS NOT NULL THEN 'leased'"
                         + " WHEN next_attempt_at IS NOT NULL THEN 'in backoff'"
                         + " ELSE 'pending' END, count(*) FROM " + SCHEMA + ".event_outbox GROUP BY 1")) {
+            while (rs.next()) {
+                states.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return states;
+    }
+
+    /** Inbox rows per state and attempt count. */
+    private static Map<String, Long> inboxStates() throws SQLException {
+        Map<String, Long> states = new TreeMap<>();
+        try (Connection c = OutboxTable.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT CASE WHEN processed_at IS NOT NULL THEN 'processed'"
+                        + " WHEN dead_lettered_at IS NOT NULL THEN 'dead-lettered'"
+                        + " ELSE 'failing' END || ' after ' || attempts || ' attempts',"
+                        + " count(*) FROM " + SCHEMA + ".event_inbox GROUP BY 1")) {
             while (rs.next()) {
                 states.put(rs.getString(1), rs.getLong(2));
             }

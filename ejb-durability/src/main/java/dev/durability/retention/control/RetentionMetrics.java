@@ -53,6 +53,7 @@ public class RetentionMetrics {
             overdueSeconds(schema, table);
         }
         partitions(schema, "event_outbox", 0, 0);
+        partitions(schema, "event_inbox", 0, 0);
         long seconds = interval.toSeconds();
         registry.gauge(
                 Metadata.builder()
@@ -93,7 +94,8 @@ public class RetentionMetrics {
 
     /**
      * What retiring the table's day partitions did: {@code dropped} whole, and {@code kept} past the window because
-     * they hold more rows retention keeps (pending, unroutable) than it moves out of a partition.
+     * they hold more rows retention keeps (pending or unroutable outbox rows, rows received within the window) than it
+     * moves out of a partition.
      */
     public void partitions(String schema, String table, int dropped, int kept) {
         counter(
@@ -109,7 +111,8 @@ public class RetentionMetrics {
                             Metadata.builder()
                                     .withName("durability_retention_kept_partitions")
                                     .withDescription("Day partitions past the window that retention keeps because "
-                                            + "they hold more pending or unroutable rows than it moves out of one")
+                                            + "they hold more rows it keeps (pending or unroutable outbox rows,"
+                                            + " rows received within the window) than it moves out of one")
                                     .withUnit(MetricUnits.NONE)
                                     .build(),
                             count,

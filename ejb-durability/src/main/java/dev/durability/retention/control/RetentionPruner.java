@@ -21,9 +21,10 @@ import javax.sql.DataSource;
  * oldest row it may delete is (the {@code durability_retention_overdue_seconds} gauge and its alert). A table is pruned by one server at a time: each run takes a
  * PostgreSQL advisory lock per table and skips a table whose lock another server holds.
  *
- * <p>The outbox is partitioned by its ids' day (docs/decisions/0093-outbox-partitioned-by-day.md): every run first
- * makes the partitions of the days ahead, then, under the outbox's lock, retires the day partitions whose every id
- * is past the window whole, and deletes rows one by one only from the partitions no day covers.
+ * <p>The outbox and the inbox are partitioned by their ids' day (docs/decisions/0093-outbox-partitioned-by-day.md,
+ * 0094-inbox-partitioned-by-day.md): every run first makes the partitions of the days ahead, then, under the table's
+ * retention lock, retires the day partitions whose every id is past the window whole, and deletes rows one by one
+ * only from the partitions no day covers.
  *
  * <p>Every DELETE repeats its condition on the rows it deletes, not only in the subquery that picks them:
  * a row that changed after it was picked (an outbox row an operator re-staged meanwhile) is re-checked and
@@ -35,27 +36,26 @@ public class RetentionPruner {
     private static final String TRY_LOCK =
             "SELECT pg_try_advisory_lock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
     private static final String UNLOCK = "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
-    // The outbox is partitioned by its ids' day (docs/decisions/0093-outbox-partitioned-by-day.md): a day partition
-    // past the window is retired whole, and only the partitions no day covers lose rows one by one. Its retention
-    // SQL is functions of the schema (migration V16), which may detach and drop partitions for a role that may
-    // only delete rows. Unroutable rows reached no consumer: kept until an operator re-stages them, unless a
-    // window of their own lets them go.
+    // The outbox and the inbox are partitioned by their ids' day (docs/decisions/0093-outbox-partitioned-by-day.md,
+    // 0094-inbox-partitioned-by-day.md): a day partition past the window is retired whole, and only the partitions
+    // no day covers lose rows one by one. Their retention SQL is functions of the schema (migrations V16, V18),
+    // which may detach and drop partitions for a role that may only delete rows. Unroutable rows reached no
+    // consumer: kept until an operator re-stages them, unless a window of their own lets them go.
+    private static final List<String> PARTITIONED = List.of("event_outbox", "event_inbox");
     private static final String MAKE_PARTITIONS =
-            "SELECT {schema}.event_outbox_make_partitions(CAST(? AS timestamptz))";
-    private static final String RETIRE_PARTITIONS = """
+            "SELECT {schema}.durability_make_day_partitions(?, CAST(? AS timestamptz))";
+    private static final String RETIRE_OUTBOX_PARTITIONS = """
             SELECT dropped, kept, busy_seconds
               FROM {schema}.event_outbox_retire_partitions(?, ?, CAST(? AS timestamptz))
+            """;
+    private static final String RETIRE_INBOX_PARTITIONS = """
+            SELECT dropped, kept, busy_seconds FROM {schema}.event_inbox_retire_partitions(?, CAST(? AS timestamptz))
             """;
     private static final String OUTBOX =
             "SELECT {schema}.event_outbox_prune_rows('published', ?, ?, CAST(? AS timestamptz))";
     private static final String UNROUTABLE =
             "SELECT {schema}.event_outbox_prune_rows('unroutable', ?, ?, CAST(? AS timestamptz))";
-    private static final String INBOX = """
-            DELETE FROM {schema}.event_inbox WHERE (consumer_queue, envelope_id) IN (
-                SELECT consumer_queue, envelope_id FROM {schema}.event_inbox WHERE received_at < now() - ? * interval '1 second'
-                 ORDER BY received_at LIMIT ?)
-               AND received_at < now() - ? * interval '1 second'
-            """;
+    private static final String INBOX = "SELECT {schema}.event_inbox_prune_rows(?, ?, CAST(? AS timestamptz))";
     private static final String DEAD_LETTERS = """
             DELETE FROM {schema}.dead_letter_audit WHERE id IN (
                 SELECT id FROM {schema}.dead_letter_audit WHERE dlq_received_at < now() - ? * interval '1 second'
@@ -74,10 +74,7 @@ public class RetentionPruner {
             "SELECT {schema}.event_outbox_overdue('published', ?, CAST(? AS timestamptz))";
     private static final String UNROUTABLE_OVERDUE =
             "SELECT {schema}.event_outbox_overdue('unroutable', ?, CAST(? AS timestamptz))";
-    private static final String INBOX_OVERDUE = """
-            SELECT extract(epoch FROM (now() - ? * interval '1 second') - received_at) FROM {schema}.event_inbox
-             WHERE received_at < now() - ? * interval '1 second' ORDER BY received_at LIMIT 1
-            """;
+    private static final String INBOX_OVERDUE = "SELECT {schema}.event_inbox_overdue(?, CAST(? AS timestamptz))";
     private static final String DEAD_LETTERS_OVERDUE = """
             SELECT extract(epoch FROM (now() - ? * interval '1 second') - dlq_received_at) FROM {schema}.dead_letter_audit
              WHERE dlq_received_at < now() - ? * interval '1 second' ORDER BY dlq_received_at LIMIT 1
@@ -108,8 +105,8 @@ public class RetentionPruner {
     }
 
     /**
-     * The same pruner judging the outbox's partitions and rows as at {@code at} instead of the database's clock:
-     * how a test sees days pass.
+     * The same pruner judging the partitioned tables' partitions and rows as at {@code at} instead of the database's
+     * clock: how a test sees days pass.
      */
     public RetentionPruner asOf(Instant at) {
         return new RetentionPruner(dataSource, schema, metrics, at);
@@ -132,10 +129,21 @@ public class RetentionPruner {
         // Before anything may fail: the days ahead need their partitions whatever retention does, even at start.
         makePartitions(plan);
         List<TablePruning> run = new ArrayList<>();
-        run.add(prune(plan, delete, Statements.outbox(OUTBOX, OUTBOX_OVERDUE, "event_outbox"), plan.outbox()));
         run.add(prune(
-                plan, delete, Statements.outbox(UNROUTABLE, UNROUTABLE_OVERDUE, UNROUTABLE_ROWS), plan.unroutable()));
-        run.add(prune(plan, delete, Statements.rows(INBOX, INBOX_OVERDUE, "event_inbox"), plan.inbox()));
+                plan,
+                delete,
+                Statements.partitioned(OUTBOX, OUTBOX_OVERDUE, "event_outbox", RETIRE_OUTBOX_PARTITIONS),
+                plan.outbox()));
+        run.add(prune(
+                plan,
+                delete,
+                Statements.partitioned(UNROUTABLE, UNROUTABLE_OVERDUE, UNROUTABLE_ROWS, null),
+                plan.unroutable()));
+        run.add(prune(
+                plan,
+                delete,
+                Statements.partitioned(INBOX, INBOX_OVERDUE, "event_inbox", RETIRE_INBOX_PARTITIONS),
+                plan.inbox()));
         run.add(prune(
                 plan,
                 delete,
@@ -148,42 +156,49 @@ public class RetentionPruner {
     }
 
     /**
-     * A table's statements: its batch DELETE and its overdue measurement, and how they take the window; the outbox's
-     * are functions of the schema that also take the moment they judge at.
+     * A table's statements: its batch DELETE and its overdue measurement, and how they take the window; a
+     * partitioned table's are functions of the schema that also take the moment they judge at, and retire its day
+     * partitions ({@code retirement}; none for the unroutable rows, which live in the outbox's).
      */
-    private record Statements(String table, String deletion, String overdue, boolean outbox) {
+    private record Statements(String table, String deletion, String overdue, boolean partitioned, String retirement) {
         static Statements rows(String deletion, String overdue, String table) {
-            return new Statements(table, deletion, overdue, false);
+            return new Statements(table, deletion, overdue, false, null);
         }
 
-        static Statements outbox(String deletion, String overdue, String table) {
-            return new Statements(table, deletion, overdue, true);
+        static Statements partitioned(String deletion, String overdue, String table, String retirement) {
+            return new Statements(table, deletion, overdue, true, retirement);
         }
     }
 
     /**
-     * Makes the outbox's partitions of the days ahead. Two servers at once take turns (the function locks); a failure
-     * is reported and left to the next run: the default partition takes the rows of a day without one.
+     * Makes the partitioned tables' partitions of the days ahead. Two servers at once take turns (the function
+     * locks); a failure is reported and left to the next run: the default partition takes the rows of a day without
+     * one.
      */
     private void makePartitions(RetentionPlan plan) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement make = connection.prepareStatement(ServiceConfig.qualify(MAKE_PARTITIONS, schema))) {
-            connection.setAutoCommit(true);
-            make.setQueryTimeout(plan.statementTimeoutSeconds());
-            make.setString(1, asOf());
-            try (ResultSet made = make.executeQuery()) {
-                int count = made.next() ? made.getInt(1) : 0;
-                if (count > 0) {
-                    LOG.info(() -> "Retention made " + count + " day partitions of " + schema + ".event_outbox ahead");
+        for (String table : PARTITIONED) {
+            try (Connection connection = dataSource.getConnection();
+                    PreparedStatement make =
+                            connection.prepareStatement(ServiceConfig.qualify(MAKE_PARTITIONS, schema))) {
+                connection.setAutoCommit(true);
+                make.setQueryTimeout(plan.statementTimeoutSeconds());
+                make.setString(1, table);
+                make.setString(2, asOf());
+                try (ResultSet made = make.executeQuery()) {
+                    int count = made.next() ? made.getInt(1) : 0;
+                    if (count > 0) {
+                        LOG.info(() ->
+                                "Retention made " + count + " day partitions of " + schema + "." + table + " ahead");
+                    }
                 }
+            } catch (SQLException | RuntimeException e) {
+                metrics.failed(schema, table);
+                LOG.log(
+                        Level.WARNING,
+                        e,
+                        () -> "Making the partitions of the days ahead of " + table + " failed; the next run tries"
+                                + " again, and the default partition takes the rows of a day without one meanwhile");
             }
-        } catch (SQLException | RuntimeException e) {
-            metrics.failed(schema, "event_outbox");
-            LOG.log(
-                    Level.WARNING,
-                    e,
-                    () -> "Making the outbox's partitions of the days ahead failed; the next run tries again, and the"
-                            + " default partition takes the rows of a day without one meanwhile");
         }
     }
 
@@ -216,7 +231,8 @@ public class RetentionPruner {
             }
             double behind;
             try {
-                double busy = table.equals("event_outbox") ? retirePartitions(connection, plan, seconds) : 0;
+                double busy =
+                        statements.retirement() == null ? 0 : retirePartitions(connection, plan, statements, seconds);
                 try (PreparedStatement batch =
                         connection.prepareStatement(ServiceConfig.qualify(statements.deletion(), schema))) {
                     batch.setQueryTimeout(plan.statementTimeoutSeconds());
@@ -278,7 +294,7 @@ public class RetentionPruner {
             throws SQLException {
         batch.setLong(1, seconds);
         batch.setInt(2, size);
-        if (!statements.outbox()) {
+        if (!statements.partitioned()) {
             batch.setLong(3, seconds);
             return batch.executeUpdate();
         }
@@ -289,25 +305,32 @@ public class RetentionPruner {
     }
 
     /**
-     * Retires the outbox's day partitions past the window, under the table's retention lock; returns how far past
-     * the window the oldest one whose lock did not come is (0 when none), which counts as overdue.
+     * Retires a partitioned table's day partitions past the window, under the table's retention lock; returns how far
+     * past the window the oldest one whose lock did not come is (0 when none), which counts as overdue.
      */
-    private double retirePartitions(Connection connection, RetentionPlan plan, long seconds) throws SQLException {
-        try (PreparedStatement retire = connection.prepareStatement(ServiceConfig.qualify(RETIRE_PARTITIONS, schema))) {
+    private double retirePartitions(Connection connection, RetentionPlan plan, Statements statements, long seconds)
+            throws SQLException {
+        String table = statements.table();
+        try (PreparedStatement retire =
+                connection.prepareStatement(ServiceConfig.qualify(statements.retirement(), schema))) {
             retire.setQueryTimeout(plan.statementTimeoutSeconds());
             retire.setLong(1, seconds);
-            retire.setLong(2, plan.unroutable().toSeconds());
-            retire.setString(3, asOf());
+            if (table.equals("event_outbox")) {
+                retire.setLong(2, plan.unroutable().toSeconds());
+                retire.setString(3, asOf());
+            } else {
+                retire.setString(2, asOf());
+            }
             try (ResultSet result = retire.executeQuery()) {
                 result.next();
                 int dropped = result.getInt(1);
                 int kept = result.getInt(2);
-                metrics.partitions(schema, "event_outbox", dropped, kept);
+                metrics.partitions(schema, table, dropped, kept);
                 if (dropped > 0 || kept > 0) {
-                    LOG.info(() -> "Retention dropped " + dropped + " day partitions of " + schema + ".event_outbox"
+                    LOG.info(() -> "Retention dropped " + dropped + " day partitions of " + schema + "." + table
                             + (kept > 0
-                                    ? "; kept " + kept + " past the window that hold more pending or unroutable"
-                                            + " rows than it moves (docs/operations.md, \"Retention\")"
+                                    ? "; kept " + kept + " past the window that hold more rows it keeps than it moves"
+                                            + " (docs/operations.md, \"Retention\")"
                                     : ""));
                 }
                 return result.getDouble(3);
@@ -322,7 +345,7 @@ public class RetentionPruner {
                 connection.prepareStatement(ServiceConfig.qualify(statements.overdue(), schema))) {
             oldest.setQueryTimeout(plan.statementTimeoutSeconds());
             oldest.setLong(1, windowSeconds);
-            if (statements.outbox()) {
+            if (statements.partitioned()) {
                 oldest.setString(2, asOf());
             } else {
                 oldest.setLong(2, windowSeconds);
