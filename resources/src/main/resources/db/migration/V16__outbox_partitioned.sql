@@ -23,19 +23,21 @@ CREATE FUNCTION durability_day_partitions(tbl text)
      WHERE i.inhparent = CAST(quote_ident(tbl) AS regclass)
 $$;
 
--- Makes a day-partitioned table's day partitions (UTC days, named <tbl>_YYYYMMDD) after the newest one through the
--- third day after `at`'s (null: now), and returns how many it made. A day whose keys the default partition already
--- holds rows of (a clock days ahead, keys that are no UUIDv7) stays in the default partition. Each is made empty,
--- with the default partition's storage settings, and attached (a lock that lets writes go on, and a short one on
--- the default partition while it is checked), within 1 s of waiting for a lock, or left for the next run. Callable
--- by a role that may insert into the table.
+-- Makes a day-partitioned table's day partitions (UTC days, named <tbl>_YYYYMMDD) of `at`'s day (null: now) and the
+-- three after it that no partition covers yet, and returns how many it made. A day whose keys the default partition
+-- already holds rows of (a clock days ahead, keys that are no UUIDv7) stays in the default partition. Each is made
+-- empty, with the default partition's storage settings, and attached (a lock that lets writes go on, and a short one
+-- on the default partition while it is checked), within 1 s of waiting for a lock, or left for the next run; so is
+-- the whole call while another server makes partitions of the table. Callable by a role that may insert into the
+-- table.
 CREATE FUNCTION durability_make_day_partitions(tbl text, at timestamptz DEFAULT now()) RETURNS int
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT SET lock_timeout = '1s' AS $$
 DECLARE
     made int := 0;
     day timestamptz;
-    last_day timestamptz;
+    first_day timestamptz;
     part text;
+    covered boolean;
     key text;
     storage text;
     taken boolean;
@@ -48,8 +50,10 @@ BEGIN
         RAISE EXCEPTION 'only a role that may insert into % makes its partitions', tbl
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    -- Servers making partitions at once take turns; the later finds them made.
-    PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST(quote_ident(tbl) AS regclass) AS oid) AS int));
+    -- One server at a time makes them; another one meanwhile leaves them to it.
+    IF NOT pg_try_advisory_xact_lock(1146114644, CAST(CAST(CAST(quote_ident(tbl) AS regclass) AS oid) AS int)) THEN
+        RETURN 0;
+    END IF;
     SELECT quote_ident(a.attname) INTO key
       FROM pg_partitioned_table t
       JOIN pg_attribute a ON a.attrelid = t.partrelid AND a.attnum = t.partattrs[0]
@@ -58,21 +62,19 @@ BEGIN
     SELECT coalesce(' WITH (' || array_to_string(reloptions, ', ') || ')', '') INTO storage
       FROM pg_class
      WHERE oid = CAST(quote_ident(tbl || '_default') AS regclass);
-    at := coalesce(at, now());
-    last_day := CAST(date_trunc('day', at AT TIME ZONE 'UTC') AS timestamp) AT TIME ZONE 'UTC' + interval '96 hours';
-    -- After the newest partition; from today on when it ended before (no server ran for days) or none is left:
-    -- the days between stay in the default partition.
-    SELECT durability_uuid7_time(upper_bound) INTO day
-      FROM durability_day_partitions(tbl)
-     WHERE upper_bound IS NOT NULL
-     ORDER BY upper_bound DESC
-     LIMIT 1;
-    day := greatest(day, last_day - interval '96 hours');
-    WHILE day < last_day LOOP
+    first_day := CAST(date_trunc('day', coalesce(at, now()) AT TIME ZONE 'UTC') AS timestamp) AT TIME ZONE 'UTC';
+    day := first_day;
+    -- Each day on its own: days a partition already covers (the table as it was, below its bound; a day made by an
+    -- earlier run, or by a call judging at another moment) are skipped, and none is left out after them.
+    WHILE day < first_day + interval '96 hours' LOOP
         part := tbl || '_' || to_char(day AT TIME ZONE 'UTC', 'YYYYMMDD');
+        SELECT EXISTS (SELECT 1 FROM durability_day_partitions(tbl)
+                        WHERE upper_bound > durability_uuid7_at(day)
+                          AND (lower_bound IS NULL OR lower_bound < durability_uuid7_at(day + interval '24 hours')))
+          INTO covered;
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM %1$I WHERE %2$s >= $1 AND %2$s < $2)', tbl || '_default', key)
             INTO taken USING durability_uuid7_at(day), durability_uuid7_at(day + interval '24 hours');
-        IF NOT taken THEN
+        IF NOT covered AND NOT taken THEN
             BEGIN
                 EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS'
                                ' INCLUDING GENERATED INCLUDING STORAGE)%s', part, tbl, storage);
@@ -113,16 +115,20 @@ END;
 $$;
 REVOKE EXECUTE ON FUNCTION durability_retire_day_partition(text, regclass, text, timestamptz, timestamptz) FROM PUBLIC;
 
--- Deletes up to `batch` rows matching `condition` (its parameter $1) from the partitions of `tbl` no day covers, the
--- oldest by `age` first, and returns how many. Only for the retention functions of the tables.
-CREATE FUNCTION durability_prune_undated_rows(tbl text, key text, condition text, age text, p1 timestamptz, batch int)
+-- Deletes up to `batch` rows matching `condition` (its parameter $1) from the partitions of `tbl` no day covers (from
+-- every partition when `every_partition`), the oldest by `age` first, and returns how many. Only for the retention
+-- functions of the tables.
+CREATE FUNCTION durability_prune_rows(tbl text, key text, condition text, age text, p1 timestamptz, batch int,
+                                      every_partition boolean)
     RETURNS int LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
     p record;
     deleted int := 0;
     rows int;
 BEGIN
-    FOR p IN SELECT partition FROM durability_day_partitions(tbl) WHERE NOT by_day ORDER BY upper_bound NULLS LAST LOOP
+    FOR p IN SELECT partition FROM durability_day_partitions(tbl)
+              WHERE every_partition OR NOT by_day
+              ORDER BY upper_bound NULLS LAST LOOP
         EXIT WHEN deleted >= batch;
         -- The condition again on the rows deleted: one changed since it was picked stays (docs/decisions/0033).
         EXECUTE format('DELETE FROM %1$s WHERE (%2$s) IN (SELECT %2$s FROM %1$s WHERE %3$s ORDER BY %4$s LIMIT $2)'
@@ -134,18 +140,19 @@ BEGIN
     RETURN deleted;
 END;
 $$;
-REVOKE EXECUTE ON FUNCTION durability_prune_undated_rows(text, text, text, text, timestamptz, int) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION durability_prune_rows(text, text, text, text, timestamptz, int, boolean) FROM PUBLIC;
 
 -- How far, in seconds, the oldest row matching `condition` (its parameter $1, the cutoff) of the partitions of `tbl`
--- no day covers is before the cutoff, by `age`: 0 when there is none.
-CREATE FUNCTION durability_undated_overdue(tbl text, condition text, age text, cutoff timestamptz)
+-- no day covers (of every partition when `every_partition`) is before the cutoff, by `age`: 0 when there is none.
+CREATE FUNCTION durability_rows_overdue(tbl text, condition text, age text, cutoff timestamptz,
+                                        every_partition boolean)
     RETURNS double precision LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     p record;
     oldest timestamptz;
     behind double precision := 0;
 BEGIN
-    FOR p IN SELECT partition FROM durability_day_partitions(tbl) WHERE NOT by_day LOOP
+    FOR p IN SELECT partition FROM durability_day_partitions(tbl) WHERE every_partition OR NOT by_day LOOP
         EXECUTE format('SELECT %3$s FROM %1$s WHERE %2$s ORDER BY %3$s LIMIT 1', p.partition, condition, age)
             INTO oldest USING cutoff;
         IF oldest IS NOT NULL THEN
@@ -155,18 +162,21 @@ BEGIN
     RETURN behind;
 END;
 $$;
-REVOKE EXECUTE ON FUNCTION durability_undated_overdue(text, text, text, timestamptz) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION durability_rows_overdue(text, text, text, timestamptz, boolean) FROM PUBLIC;
 
--- Retires the outbox's day partitions whose every id is older than the published rows' window (`window_seconds`
--- before `at`): each is detached and dropped, after the rows retention keeps in it (pending, unroutable within their
--- own window or kept forever, published within the window) move to the default partition unchanged, when there are
--- at most `most_kept` of them; a partition holding more is kept (`kept`), and so is one whose lock did not come
--- (`busy_seconds`, how far past the window the oldest of those is). A window of 0 keeps published rows forever:
--- nothing retires. Callable by a role that may delete from the outbox.
+-- Retires the oldest of the outbox's partitions whose every id is older than the published rows' window
+-- (`window_seconds` before `at`): it is detached and dropped, after the rows retention keeps in it (pending,
+-- unroutable within their own window or kept forever, published within the window) move to the default partition
+-- unchanged, when there are at most `most_kept` of them. One partition per call (`dropped` 1), so that the table's
+-- exclusive lock, held until the call's transaction ends, is held for one partition only: the caller calls again
+-- until none is dropped. That last call counts the partitions past the window kept because they hold more
+-- (`kept`), and says how far past the window the oldest partition past it that is left is (`behind_seconds`: kept,
+-- or its lock did not come). A window of 0 keeps published rows forever: nothing retires. Callable by a role that
+-- may delete from the outbox.
 CREATE FUNCTION event_outbox_retire_partitions(window_seconds double precision,
                                                unroutable_window_seconds double precision,
                                                at timestamptz DEFAULT now(), most_kept int DEFAULT 1000)
-    RETURNS TABLE (dropped int, kept int, busy_seconds double precision)
+    RETURNS TABLE (dropped int, kept int, behind_seconds double precision)
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
     cutoff timestamptz := coalesce(at, now()) - window_seconds * interval '1 second';
@@ -177,6 +187,7 @@ DECLARE
         || ' OR created_at >= $2';
     p record;
     keeping bigint;
+    busy boolean := false;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'DELETE') THEN
         RAISE EXCEPTION 'only a role that may delete from event_outbox retires its partitions'
@@ -185,7 +196,7 @@ BEGIN
     PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST('event_outbox' AS regclass) AS oid) AS int));
     dropped := 0;
     kept := 0;
-    busy_seconds := 0;
+    behind_seconds := 0;
     IF window_seconds <= 0 THEN
         RETURN NEXT;
         RETURN;
@@ -203,19 +214,26 @@ BEGIN
             INTO keeping USING unroutable_cutoff, cutoff;
         IF keeping > most_kept THEN
             kept := kept + 1;
-        ELSIF NOT durability_retire_day_partition('event_outbox', p.partition, keeps, unroutable_cutoff, cutoff) THEN
-            busy_seconds := greatest(busy_seconds, extract(epoch FROM cutoff - durability_uuid7_time(p.upper_bound)));
+        ELSIF NOT busy
+              AND durability_retire_day_partition('event_outbox', p.partition, keeps, unroutable_cutoff, cutoff) THEN
+            dropped := 1;
+            RETURN NEXT;
+            RETURN;
         ELSE
-            dropped := dropped + 1;
+            -- Its lock did not come (in this call, or for an earlier partition): left for the next run.
+            busy := true;
         END IF;
+        behind_seconds := greatest(behind_seconds,
+                                   extract(epoch FROM cutoff - durability_uuid7_time(p.upper_bound)));
     END LOOP;
     RETURN NEXT;
 END;
 $$;
 
--- Deletes up to `batch` rows of `kind` past their window from the outbox's partitions no day covers: 'published' rows
--- whose created_at is older than `window_seconds` before `at`, or 'unroutable' ones. Returns how many. Callable by a
--- role that may delete from the outbox (it could delete them itself, from the partitioned table).
+-- Deletes up to `batch` rows of `kind` past their window: 'published' rows whose created_at is older than
+-- `window_seconds` before `at`, from the partitions no day covers (a day partition goes whole), or 'unroutable' ones,
+-- from every partition (their window is their own, and a day partition may outlive it). Returns how many. Callable
+-- by a role that may delete from the outbox (it could delete them itself, from the partitioned table).
 CREATE FUNCTION event_outbox_prune_rows(kind text, window_seconds double precision, batch int,
                                         at timestamptz DEFAULT now())
     RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
@@ -231,13 +249,14 @@ BEGIN
     IF condition IS NULL THEN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    RETURN durability_prune_undated_rows('event_outbox', 'id', condition, 'created_at',
-                                         coalesce(at, now()) - window_seconds * interval '1 second', batch);
+    RETURN durability_prune_rows('event_outbox', 'id', condition, 'created_at',
+                                 coalesce(at, now()) - window_seconds * interval '1 second', batch, kind = 'unroutable');
 END;
 $$;
 
 -- How far past its window, in seconds, the oldest row of `kind` that event_outbox_prune_rows deletes is: 0 when
--- none is left. (A day partition past the window that could not be retired says so itself.)
+-- none is left. (A day partition past the window that is left says so through event_outbox_retire_partitions.)
+-- Callable by a role that may read the outbox.
 CREATE FUNCTION event_outbox_overdue(kind text, window_seconds double precision, at timestamptz DEFAULT now())
     RETURNS double precision LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
@@ -245,13 +264,34 @@ DECLARE
         WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
         WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
 BEGIN
+    IF NOT has_table_privilege(session_user, 'event_outbox', 'SELECT') THEN
+        RAISE EXCEPTION 'only a role that may read event_outbox measures it' USING ERRCODE = 'insufficient_privilege';
+    END IF;
     IF condition IS NULL THEN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    RETURN durability_undated_overdue('event_outbox', condition, 'created_at',
-                                      coalesce(at, now()) - window_seconds * interval '1 second');
+    RETURN durability_rows_overdue('event_outbox', condition, 'created_at',
+                                   coalesce(at, now()) - window_seconds * interval '1 second', kind = 'unroutable');
 END;
 $$;
+
+-- Sets the search path of every function of this schema named durability_*, event_outbox_* or event_inbox_* to this
+-- schema, then pg_temp (searched first when a path leaves it out). Only for migrations.
+CREATE FUNCTION durability_pin_search_path() RETURNS void
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN SELECT CAST(p.oid AS regprocedure) AS signature
+               FROM pg_proc p
+              WHERE p.pronamespace = CAST(CAST(current_schema() AS text) AS regnamespace)
+                AND (p.proname LIKE 'durability\_%' OR p.proname LIKE 'event\_outbox\_%'
+                     OR p.proname LIKE 'event\_inbox\_%') LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f.signature, current_schema());
+    END LOOP;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION durability_pin_search_path() FROM PUBLIC;
 
 -- Turns `tbl`, checked below a bound by its constraint <tbl>_below_partitions, into a table partitioned by range of
 -- `key` in one short step under its exclusive lock (taken in attempts): the table as it was becomes <tbl>_legacy,
@@ -327,3 +367,8 @@ REVOKE EXECUTE ON FUNCTION durability_partition_by_day(text, text) FROM PUBLIC;
 
 SELECT durability_partition_by_day('event_outbox', 'id');
 SELECT durability_make_day_partitions('event_outbox');
+
+-- Every function of the schema searches the schema, then the session's temporary objects, and nothing else: a
+-- temporary table of the caller's named like one of the schema's cannot stand in for it, in a function that runs as
+-- the owner or in one it calls (docs/decisions/0093-outbox-partitioned-by-day.md).
+SELECT durability_pin_search_path();

@@ -158,7 +158,10 @@ class SoakIT {
                             c,
                             "SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(CAST(? AS regclass))",
                             schema + ".event_outbox"),
-                    number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".event_inbox"),
+                    number(
+                            c,
+                            "SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(CAST(? AS regclass))",
+                            schema + ".event_inbox"),
                     number(c, "SELECT pg_total_relation_size(CAST(? AS regclass))", schema + ".idempotency_responses"));
         }
     }

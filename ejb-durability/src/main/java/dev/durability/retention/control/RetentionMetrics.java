@@ -30,7 +30,7 @@ public class RetentionMetrics {
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
-    /** Per schema: the outbox's day partitions past the window that its last retirement kept. */
+    /** Per schema and table: the day partitions past the window that the table's last retirement kept. */
     private final Map<String, AtomicLong> keptPartitions = new ConcurrentHashMap<>();
 
     /** Per schema and table: seconds past the window, as measured last; NaN until a run or measurement. */

@@ -45,11 +45,11 @@ public class RetentionPruner {
     private static final String MAKE_PARTITIONS =
             "SELECT {schema}.durability_make_day_partitions(?, CAST(? AS timestamptz))";
     private static final String RETIRE_OUTBOX_PARTITIONS = """
-            SELECT dropped, kept, busy_seconds
+            SELECT dropped, kept, behind_seconds
               FROM {schema}.event_outbox_retire_partitions(?, ?, CAST(? AS timestamptz))
             """;
     private static final String RETIRE_INBOX_PARTITIONS = """
-            SELECT dropped, kept, busy_seconds FROM {schema}.event_inbox_retire_partitions(?, CAST(? AS timestamptz))
+            SELECT dropped, kept, behind_seconds FROM {schema}.event_inbox_retire_partitions(?, CAST(? AS timestamptz))
             """;
     private static final String OUTBOX =
             "SELECT {schema}.event_outbox_prune_rows('published', ?, ?, CAST(? AS timestamptz))";
@@ -84,6 +84,8 @@ public class RetentionPruner {
              WHERE expires_at < now() - ? * interval '1 second' ORDER BY expires_at LIMIT 1
             """;
     private static final Logger LOG = Logger.getLogger(RetentionPruner.class.getName());
+    // A run's bound on partitions dropped, a day each: a server back after a long stop catches up over a few runs.
+    private static final int MAX_PARTITIONS_PER_RUN = 100;
     /** The name the unroutable outbox rows' pruning reports and locks under. */
     public static final String UNROUTABLE_ROWS = "event_outbox_unroutable";
 
@@ -305,12 +307,15 @@ public class RetentionPruner {
     }
 
     /**
-     * Retires a partitioned table's day partitions past the window, under the table's retention lock; returns how far
-     * past the window the oldest one whose lock did not come is (0 when none), which counts as overdue.
+     * Retires a partitioned table's day partitions past the window, under the table's retention lock, one per call of
+     * the function (each its own transaction, so the table's exclusive lock covers one partition only), until a call
+     * drops none; returns how far past the window the oldest one left is (kept, or its lock did not come; 0 when
+     * none), which counts as overdue.
      */
     private double retirePartitions(Connection connection, RetentionPlan plan, Statements statements, long seconds)
             throws SQLException {
         String table = statements.table();
+        int dropped = 0;
         try (PreparedStatement retire =
                 connection.prepareStatement(ServiceConfig.qualify(statements.retirement(), schema))) {
             retire.setQueryTimeout(plan.statementTimeoutSeconds());
@@ -321,19 +326,26 @@ public class RetentionPruner {
             } else {
                 retire.setString(2, asOf());
             }
-            try (ResultSet result = retire.executeQuery()) {
-                result.next();
-                int dropped = result.getInt(1);
-                int kept = result.getInt(2);
-                metrics.partitions(schema, table, dropped, kept);
-                if (dropped > 0 || kept > 0) {
-                    LOG.info(() -> "Retention dropped " + dropped + " day partitions of " + schema + "." + table
-                            + (kept > 0
-                                    ? "; kept " + kept + " past the window that hold more rows it keeps than it moves"
-                                            + " (docs/operations.md, \"Retention\")"
-                                    : ""));
+            while (true) {
+                try (ResultSet result = retire.executeQuery()) {
+                    result.next();
+                    boolean droppedOne = result.getInt(1) > 0;
+                    dropped += droppedOne ? 1 : 0;
+                    if (droppedOne && dropped < MAX_PARTITIONS_PER_RUN) {
+                        continue;
+                    }
+                    int kept = result.getInt(2);
+                    int total = dropped;
+                    metrics.partitions(schema, table, total, kept);
+                    if (total > 0 || kept > 0) {
+                        LOG.info(() -> "Retention dropped " + total + " day partitions of " + schema + "." + table
+                                + (kept > 0
+                                        ? "; kept " + kept + " past the window that hold more rows it keeps than it"
+                                                + " moves (docs/operations.md, \"Retention\")"
+                                        : ""));
+                    }
+                    return result.getDouble(3);
                 }
-                return result.getDouble(3);
             }
         }
     }
