@@ -93,7 +93,7 @@ class HealthIT {
             assertThat(checks(ready))
                     .containsEntry("durability-broker", "DOWN")
                     .containsEntry("durability-database", "UP");
-            assertLiveThroughout(Duration.ofSeconds(10));
+            assertLiveThroughout(Duration.ofSeconds(5));
         } finally {
             Rabbitmq.startApp();
         }
@@ -124,7 +124,7 @@ class HealthIT {
             assertThat(log.lines())
                     .filteredOn(line -> line.contains("Health check durability-database is down"))
                     .isNotEmpty();
-            assertLiveThroughout(Duration.ofSeconds(10));
+            assertLiveThroughout(Duration.ofSeconds(5));
         } finally {
             Postgresql.start();
         }

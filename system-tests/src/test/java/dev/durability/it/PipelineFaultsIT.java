@@ -23,7 +23,7 @@ import org.junit.jupiter.api.TestInstance;
  * shipments consumer → inbox) while something breaks underneath, each scenario ending with an accounting
  * ({@link FaultAccounting}): nothing lost, no order created twice for one request, no order shipped twice,
  * every duplicate delivery explained, every poison message recorded once. The load lasts
- * {@code FAULT_LOAD_SECONDS} (6 in the build; system-tests/fault-suite runs it longer and writes
+ * {@code FAULT_LOAD_SECONDS} (4 in the build; system-tests/fault-suite runs it longer and writes
  * docs/reliability.md).
  *
  * <p>Scenarios with two servers share one second server, started once for the class and again after the kill
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PipelineFaultsIT {
-    private static final Duration LOAD = Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "6")));
+    private static final Duration LOAD = Duration.ofSeconds(Long.parseLong(Coordinates.env("FAULT_LOAD_SECONDS", "4")));
     private static final int CLIENTS = 4;
     /** Long enough for the main server to recover a killed server's claims (its lease) and redeliveries. */
     private static final Duration PATIENCE = Duration.ofSeconds(180);
