@@ -44,32 +44,42 @@ BEGIN
 END;
 $$;
 
-DO $$
+-- Bounds `tbl` below the UUIDv7 of the start of the UTC day a week from now on `key`: a constraint checked for new
+-- rows from now on (NOT VALID), under the table's lock taken in attempts, for the next migration to validate while
+-- writes go on and then to make the table the partition below the bound. A key at or above the bound is no UUIDv7 of
+-- today (a random id, a row inserted by SQL): a table holding one cannot become that partition, and the migration
+-- stops saying how many there are (`noun`) and how to let them go (`remedy`, a format string given the bound). Only
+-- for migrations.
+CREATE FUNCTION durability_bound_below_partitions(tbl text, key text, noun text, remedy text) RETURNS void
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
     bound uuid := durability_uuid7_at(
         CAST(date_trunc('day', now() AT TIME ZONE 'UTC') + interval '7 days' AS timestamp) AT TIME ZONE 'UTC');
     above bigint;
 BEGIN
-    -- An id at or above the bound is no UUIDv7 of today (EventEnvelope.builder makes those): a random UUID
-    -- staged through OutboxStager.stage(EventEnvelope), or a row inserted by SQL. The table as it is cannot
-    -- become the partition below the bound while it holds one.
-    SELECT count(*) INTO above FROM event_outbox WHERE id >= bound;
+    EXECUTE format('SELECT count(*) FROM %I WHERE %I >= $1', tbl, key) INTO above USING bound;
     IF above > 0 THEN
-        RAISE EXCEPTION 'event_outbox holds % rows whose ids are not UUIDv7 (they sort at or above %): the table '
-            'cannot be partitioned by its ids'' day while it holds them. Delete the published ones (DELETE FROM '
-            'event_outbox WHERE id >= ''%'' AND published_at IS NOT NULL), let the drain publish the rest, and '
-            'migrate again (docs/schema.md, "Partitions")', above, bound, bound
+        RAISE EXCEPTION '% holds % rows whose % are not UUIDv7 (they sort at or above %): the table cannot be '
+            'partitioned by their day while it holds them. %, and migrate again (docs/schema.md, "Partitions")',
+            tbl, above, noun, bound, format(remedy, bound)
             USING ERRCODE = 'check_violation';
     END IF;
-    PERFORM durability_lock_exclusively('event_outbox', 3000);
-    -- Again under the lock: a row staged meanwhile.
-    SELECT count(*) INTO above FROM event_outbox WHERE id >= bound;
+    PERFORM durability_lock_exclusively(tbl, 3000);
+    -- Again under the lock: a row written meanwhile.
+    EXECUTE format('SELECT count(*) FROM %I WHERE %I >= $1', tbl, key) INTO above USING bound;
     IF above > 0 THEN
-        RAISE EXCEPTION 'event_outbox holds % rows whose ids are not UUIDv7, staged while this migration ran: '
-            'migrate again once they are published and deleted (docs/schema.md, "Partitions")', above
+        RAISE EXCEPTION '% holds % rows whose % are not UUIDv7, written while this migration ran: migrate again '
+            'once they are gone (docs/schema.md, "Partitions")', tbl, above, noun
             USING ERRCODE = 'check_violation';
     END IF;
-    EXECUTE format('ALTER TABLE event_outbox ADD CONSTRAINT event_outbox_below_partitions CHECK (id < %L) NOT VALID',
-                   bound);
+    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (%I < %L) NOT VALID', tbl, tbl || '_below_partitions',
+                   key, bound);
 END;
 $$;
+REVOKE EXECUTE ON FUNCTION durability_bound_below_partitions(text, text, text, text) FROM PUBLIC;
+
+-- An id at or above the bound: a random UUID staged through OutboxStager.stage(EventEnvelope), or a row inserted by
+-- SQL (EventEnvelope.builder makes UUIDv7 ids).
+SELECT durability_bound_below_partitions('event_outbox', 'id', 'ids',
+    'Delete the published ones (DELETE FROM event_outbox WHERE id >= ''%s'' AND published_at IS NOT NULL), let the '
+    'drain publish the rest');

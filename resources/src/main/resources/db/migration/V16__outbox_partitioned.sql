@@ -115,6 +115,49 @@ END;
 $$;
 REVOKE EXECUTE ON FUNCTION durability_retire_day_partition(text, regclass, text, timestamptz, timestamptz) FROM PUBLIC;
 
+-- Retires the oldest of `tbl`'s partitions whose every key is older than `cutoff`: it is detached and dropped, after
+-- the rows matching `keeps` move to the default partition unchanged (durability_retire_day_partition), when
+-- `counting` (a query of the partition, %1$s, counting at most %2$s of those rows) finds at most `most_kept`. Both
+-- take the parameters $1 and $2 (`p1`, `p2`). One partition per call (`dropped` 1), so that the table's exclusive
+-- lock, held until the call's transaction ends, covers one partition's move and drop: the caller calls again until
+-- none is dropped. That last call counts the partitions past the cutoff kept because they hold more (`kept`), and
+-- says how far past the cutoff the oldest partition left is (`behind_seconds`: kept, or its lock did not come).
+-- Only for the retention functions of the tables, which say what a table keeps.
+CREATE FUNCTION durability_retire_day_partitions(tbl text, counting text, keeps text, cutoff timestamptz,
+                                                 p1 timestamptz, p2 timestamptz, most_kept int)
+    RETURNS TABLE (dropped int, kept int, behind_seconds double precision)
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    p record;
+    keeping bigint;
+    busy boolean := false;
+BEGIN
+    PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST(quote_ident(tbl) AS regclass) AS oid) AS int));
+    dropped := 0;
+    kept := 0;
+    behind_seconds := 0;
+    FOR p IN SELECT * FROM durability_day_partitions(tbl)
+              WHERE upper_bound IS NOT NULL AND upper_bound <= durability_uuid7_at(cutoff)
+              ORDER BY upper_bound LOOP
+        EXECUTE format(counting, p.partition, most_kept + 1) INTO keeping USING p1, p2;
+        IF keeping > most_kept THEN
+            kept := kept + 1;
+        ELSIF NOT busy AND durability_retire_day_partition(tbl, p.partition, keeps, p1, p2) THEN
+            dropped := 1;
+            RETURN NEXT;
+            RETURN;
+        ELSE
+            -- Its lock did not come (in this call, or for an earlier partition): left for the next run.
+            busy := true;
+        END IF;
+        behind_seconds := greatest(behind_seconds, extract(epoch FROM cutoff - durability_uuid7_time(p.upper_bound)));
+    END LOOP;
+    RETURN NEXT;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION durability_retire_day_partitions(text, text, text, timestamptz, timestamptz, timestamptz, int)
+    FROM PUBLIC;
+
 -- Deletes up to `batch` rows matching `condition` (its parameter $1) from the partitions of `tbl` no day covers (from
 -- every partition when `every_partition`), the oldest by `age` first, and returns how many. Only for the retention
 -- functions of the tables.
@@ -165,14 +208,10 @@ $$;
 REVOKE EXECUTE ON FUNCTION durability_rows_overdue(text, text, text, timestamptz, boolean) FROM PUBLIC;
 
 -- Retires the oldest of the outbox's partitions whose every id is older than the published rows' window
--- (`window_seconds` before `at`): it is detached and dropped, after the rows retention keeps in it (pending,
--- unroutable within their own window or kept forever, published within the window) move to the default partition
--- unchanged, when there are at most `most_kept` of them. One partition per call (`dropped` 1), so that the table's
--- exclusive lock, held until the call's transaction ends, is held for one partition only: the caller calls again
--- until none is dropped. That last call counts the partitions past the window kept because they hold more
--- (`kept`), and says how far past the window the oldest partition past it that is left is (`behind_seconds`: kept,
--- or its lock did not come). A window of 0 keeps published rows forever: nothing retires. Callable by a role that
--- may delete from the outbox.
+-- (`window_seconds` before `at`), as durability_retire_day_partitions says, the rows retention keeps (pending,
+-- unroutable within their own window or kept forever, published within the window) moved out first when there are at
+-- most `most_kept`. A window of 0 keeps published rows forever: nothing retires. Callable by a role that may delete
+-- from the outbox.
 CREATE FUNCTION event_outbox_retire_partitions(window_seconds double precision,
                                                unroutable_window_seconds double precision,
                                                at timestamptz DEFAULT now(), most_kept int DEFAULT 1000)
@@ -182,51 +221,25 @@ DECLARE
     cutoff timestamptz := coalesce(at, now()) - window_seconds * interval '1 second';
     unroutable_cutoff timestamptz := CASE WHEN unroutable_window_seconds > 0
         THEN coalesce(at, now()) - unroutable_window_seconds * interval '1 second' END;
-    keeps text := '(published_at IS NULL AND unroutable_at IS NULL)'
-        || ' OR (unroutable_at IS NOT NULL AND published_at IS NULL AND ($1 IS NULL OR created_at >= $1))'
-        || ' OR created_at >= $2';
-    p record;
-    keeping bigint;
-    busy boolean := false;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'DELETE') THEN
         RAISE EXCEPTION 'only a role that may delete from event_outbox retires its partitions'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST('event_outbox' AS regclass) AS oid) AS int));
-    dropped := 0;
-    kept := 0;
-    behind_seconds := 0;
     IF window_seconds <= 0 THEN
-        RETURN NEXT;
+        RETURN QUERY SELECT 0, 0, CAST(0 AS double precision);
         RETURN;
     END IF;
-    FOR p IN SELECT * FROM durability_day_partitions('event_outbox')
-              WHERE upper_bound IS NOT NULL AND upper_bound <= durability_uuid7_at(cutoff)
-              ORDER BY upper_bound LOOP
-        -- Each of the three read through its own index (pending, unroutable, created_at).
-        EXECUTE format('SELECT (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE published_at IS NULL'
-                       ' AND unroutable_at IS NULL LIMIT %2$s) a)'
-                       ' + (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE unroutable_at IS NOT NULL'
-                       ' AND published_at IS NULL AND ($1 IS NULL OR created_at >= $1) LIMIT %2$s) b)'
-                       ' + (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE created_at >= $2 LIMIT %2$s) c)',
-                       p.partition, most_kept + 1)
-            INTO keeping USING unroutable_cutoff, cutoff;
-        IF keeping > most_kept THEN
-            kept := kept + 1;
-        ELSIF NOT busy
-              AND durability_retire_day_partition('event_outbox', p.partition, keeps, unroutable_cutoff, cutoff) THEN
-            dropped := 1;
-            RETURN NEXT;
-            RETURN;
-        ELSE
-            -- Its lock did not come (in this call, or for an earlier partition): left for the next run.
-            busy := true;
-        END IF;
-        behind_seconds := greatest(behind_seconds,
-                                   extract(epoch FROM cutoff - durability_uuid7_time(p.upper_bound)));
-    END LOOP;
-    RETURN NEXT;
+    -- Each of the three counted through its own index (pending, unroutable, created_at).
+    RETURN QUERY SELECT * FROM durability_retire_day_partitions('event_outbox',
+        'SELECT (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE published_at IS NULL AND unroutable_at IS NULL'
+        || ' LIMIT %2$s) a) + (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE unroutable_at IS NOT NULL'
+        || ' AND published_at IS NULL AND ($1 IS NULL OR created_at >= $1) LIMIT %2$s) b)'
+        || ' + (SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE created_at >= $2 LIMIT %2$s) c)',
+        '(published_at IS NULL AND unroutable_at IS NULL)'
+        || ' OR (unroutable_at IS NOT NULL AND published_at IS NULL AND ($1 IS NULL OR created_at >= $1))'
+        || ' OR created_at >= $2',
+        cutoff, unroutable_cutoff, cutoff, most_kept);
 END;
 $$;
 

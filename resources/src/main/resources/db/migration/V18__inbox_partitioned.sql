@@ -9,53 +9,26 @@
 ALTER TABLE event_inbox VALIDATE CONSTRAINT event_inbox_below_partitions;
 
 -- Retires the oldest of the inbox's partitions whose every envelope id is older than the window (`window_seconds`
--- before `at`), as event_outbox_retire_partitions does the outbox's, one per call: it is detached and dropped, after
--- its rows received within the window (a copy delivered late, a replay) move to the default partition unchanged,
--- when there are at most `most_kept` of them. The call that drops none counts those kept because they hold more
--- (`kept`) and says how far past the window the oldest partition past it that is left is (`behind_seconds`).
--- Callable by a role that may delete from the inbox.
+-- before `at`), as durability_retire_day_partitions says, its rows received within the window (a copy delivered
+-- late, a replay) moved out first when there are at most `most_kept`. Callable by a role that may delete from the
+-- inbox.
 CREATE FUNCTION event_inbox_retire_partitions(window_seconds double precision, at timestamptz DEFAULT now(),
                                               most_kept int DEFAULT 1000)
     RETURNS TABLE (dropped int, kept int, behind_seconds double precision)
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-DECLARE
-    cutoff timestamptz := coalesce(at, now()) - window_seconds * interval '1 second';
-    p record;
-    keeping bigint;
-    busy boolean := false;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_inbox', 'DELETE') THEN
         RAISE EXCEPTION 'only a role that may delete from event_inbox retires its partitions'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    PERFORM pg_advisory_xact_lock(1146114644, CAST(CAST(CAST('event_inbox' AS regclass) AS oid) AS int));
-    dropped := 0;
-    kept := 0;
-    behind_seconds := 0;
     IF window_seconds <= 0 THEN
-        RETURN NEXT;
+        RETURN QUERY SELECT 0, 0, CAST(0 AS double precision);
         RETURN;
     END IF;
-    FOR p IN SELECT * FROM durability_day_partitions('event_inbox')
-              WHERE upper_bound IS NOT NULL AND upper_bound <= durability_uuid7_at(cutoff)
-              ORDER BY upper_bound LOOP
-        EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s WHERE received_at >= $1 LIMIT %s) k',
-                       p.partition, most_kept + 1)
-            INTO keeping USING cutoff;
-        IF keeping > most_kept THEN
-            kept := kept + 1;
-        ELSIF NOT busy
-              AND durability_retire_day_partition('event_inbox', p.partition, 'received_at >= $1', cutoff, NULL) THEN
-            dropped := 1;
-            RETURN NEXT;
-            RETURN;
-        ELSE
-            busy := true;
-        END IF;
-        behind_seconds := greatest(behind_seconds,
-                                   extract(epoch FROM cutoff - durability_uuid7_time(p.upper_bound)));
-    END LOOP;
-    RETURN NEXT;
+    RETURN QUERY SELECT * FROM durability_retire_day_partitions('event_inbox',
+        'SELECT count(*) FROM (SELECT 1 FROM %1$s WHERE received_at >= $1 LIMIT %2$s) k', 'received_at >= $1',
+        coalesce(at, now()) - window_seconds * interval '1 second',
+        coalesce(at, now()) - window_seconds * interval '1 second', NULL, most_kept);
 END;
 $$;
 

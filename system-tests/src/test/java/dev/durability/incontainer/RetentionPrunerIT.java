@@ -354,7 +354,7 @@ class RetentionPrunerIT {
         assertThat(states(schema, keptRows))
                 .as("the pending and the unroutable row of day 10, unchanged")
                 .isEqualTo(statesBefore);
-        assertThat(partitionsHolding(schema, keptRows))
+        assertThat(partitionsHolding(schema, "event_outbox", "id", keptRows))
                 .as("the pending and the unroutable row of day 10, moved out")
                 .containsExactly(schema + ".event_outbox_default");
         assertThat(count(schema, "event_outbox", "true"))
@@ -442,7 +442,8 @@ class RetentionPrunerIT {
         assertThat(inboxStates(schema, late))
                 .as("day 10's late copies, unchanged")
                 .isEqualTo(lateBefore);
-        assertThat(inboxPartitionsHolding(schema, late)).containsExactly(schema + ".event_inbox_default");
+        assertThat(partitionsHolding(schema, "event_inbox", "envelope_id", late))
+                .containsExactly(schema + ".event_inbox_default");
         assertThat(count(schema, "event_inbox", "true"))
                 .as("day 10's rows received on time went with it")
                 .isEqualTo(1_003);
@@ -513,11 +514,13 @@ class RetentionPrunerIT {
         }
     }
 
-    private List<String> partitionsHolding(String schema, List<String> ids) throws SQLException {
+    /** The partitions of {@code table} holding the rows whose {@code key} is one of {@code ids}. */
+    private List<String> partitionsHolding(String schema, String table, String key, List<String> ids)
+            throws SQLException {
         List<String> partitions = new java.util.ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement("SELECT DISTINCT tableoid::regclass::text FROM " + schema
-                        + ".event_outbox WHERE id = ANY (CAST(? AS uuid[]))")) {
+                PreparedStatement s = c.prepareStatement("SELECT DISTINCT tableoid::regclass::text FROM " + schema + "."
+                        + table + " WHERE " + key + " = ANY (CAST(? AS uuid[]))")) {
             s.setString(1, "{" + String.join(",", ids) + "}");
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -568,21 +571,6 @@ class RetentionPrunerIT {
                 return rs.getString(1);
             }
         }
-    }
-
-    private List<String> inboxPartitionsHolding(String schema, List<String> ids) throws SQLException {
-        List<String> partitions = new java.util.ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement("SELECT DISTINCT tableoid::regclass::text FROM " + schema
-                        + ".event_inbox WHERE envelope_id = ANY (CAST(? AS uuid[]))")) {
-            s.setString(1, "{" + String.join(",", ids) + "}");
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    partitions.add(rs.getString(1));
-                }
-            }
-        }
-        return partitions;
     }
 
     private List<String> partitions(String schema, String table) throws SQLException {

@@ -278,36 +278,16 @@ class MigrationUnderLoadIT {
      */
     private static int receive(AtomicBoolean receiving, AtomicBoolean migrating, AtomicInteger duringMigration)
             throws SQLException, InterruptedException {
-        int committed = 0;
-        try (Connection c = OutboxTable.connect()) {
-            c.setAutoCommit(false);
-            try (Statement s = c.createStatement()) {
-                s.execute("SET application_name = '" + STAGER + "'");
-                s.execute("SET search_path = " + SCHEMA);
-            }
-            c.commit();
-            try (PreparedStatement insert = c.prepareStatement("""
-                    INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type,
-                                                  processed_at, attempts)
-                    SELECT 'migration.received', id, 'migration-it', 'migration.received', now(), 1
-                      FROM (SELECT %s AS id) received
-                    ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
-                        SET processed_at = now(), attempts = i.attempts + 1
-                        WHERE i.processed_at IS NULL AND i.dead_lettered_at IS NULL
-                    """.formatted(UUID7.formatted("clock_timestamp()")))) {
-                while (receiving.get()) {
-                    boolean began = migrating.get();
-                    insert.executeUpdate();
-                    Thread.sleep(20);
-                    c.commit();
-                    committed++;
-                    if (began && migrating.get()) {
-                        duringMigration.incrementAndGet();
-                    }
-                }
-            }
-        }
-        return committed;
+        return commitOneAfterAnother(
+                """
+                INSERT INTO event_inbox AS i (consumer_queue, envelope_id, source_service, event_type,
+                                              processed_at, attempts)
+                SELECT 'migration.received', id, 'migration-it', 'migration.received', now(), 1
+                  FROM (SELECT %s AS id) received
+                ON CONFLICT (consumer_queue, envelope_id) DO UPDATE
+                    SET processed_at = now(), attempts = i.attempts + 1
+                    WHERE i.processed_at IS NULL AND i.dead_lettered_at IS NULL
+                """.formatted(UUID7.formatted("clock_timestamp()")), receiving, migrating, duringMigration);
     }
 
     /**
@@ -317,6 +297,22 @@ class MigrationUnderLoadIT {
      */
     private static int stage(AtomicBoolean staging, AtomicBoolean migrating, AtomicInteger duringMigration)
             throws SQLException, InterruptedException {
+        return commitOneAfterAnother(
+                """
+                INSERT INTO event_outbox (id, aggregate_id, event_type, envelope, notify_drains)
+                SELECT id, gen_random_uuid(), 'migration.staged',
+                       jsonb_build_object('id', id, 'event_type', 'migration.staged'), false
+                  FROM (SELECT %s AS id) staged
+                """.formatted(UUID7.formatted("clock_timestamp()")), staging, migrating, duringMigration);
+    }
+
+    /**
+     * Runs {@code insert} in one transaction after another, each open 20 ms before it commits, while {@code going};
+     * returns how many committed, and counts those whose transaction ran entirely while {@code migrating}.
+     */
+    private static int commitOneAfterAnother(
+            String insert, AtomicBoolean going, AtomicBoolean migrating, AtomicInteger duringMigration)
+            throws SQLException, InterruptedException {
         int committed = 0;
         try (Connection c = OutboxTable.connect()) {
             c.setAutoCommit(false);
@@ -325,15 +321,10 @@ class MigrationUnderLoadIT {
                 s.execute("SET search_path = " + SCHEMA);
             }
             c.commit();
-            try (PreparedStatement insert = c.prepareStatement("""
-                    INSERT INTO event_outbox (id, aggregate_id, event_type, envelope, notify_drains)
-                    SELECT id, gen_random_uuid(), 'migration.staged',
-                           jsonb_build_object('id', id, 'event_type', 'migration.staged'), false
-                      FROM (SELECT %s AS id) staged
-                    """.formatted(UUID7.formatted("clock_timestamp()")))) {
-                while (staging.get()) {
+            try (PreparedStatement statement = c.prepareStatement(insert)) {
+                while (going.get()) {
                     boolean began = migrating.get();
-                    insert.executeUpdate();
+                    statement.executeUpdate();
                     Thread.sleep(20);
                     c.commit();
                     committed++;
