@@ -245,8 +245,10 @@ $$;
 
 -- Deletes up to `batch` rows of `kind` past their window: 'published' rows whose created_at is older than
 -- `window_seconds` before `at`, from the partitions no day covers (a day partition goes whole), or 'unroutable' ones,
--- from every partition (their window is their own, and a day partition may outlive it). Returns how many. Callable
--- by a role that may delete from the outbox (it could delete them itself, from the partitioned table).
+-- from every partition (their window is their own, and a day partition may outlive it). A window shorter than the day
+-- a partition spans prunes published rows from every partition too: a day partition would otherwise keep them up to a
+-- day past a window of minutes (docs/decisions/0093). Returns how many. Callable by a role that may delete from the
+-- outbox (it could delete them itself, from the partitioned table).
 CREATE FUNCTION event_outbox_prune_rows(kind text, window_seconds double precision, batch int,
                                         at timestamptz DEFAULT now())
     RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
@@ -263,12 +265,14 @@ BEGIN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
     RETURN durability_prune_rows('event_outbox', 'id', condition, 'created_at',
-                                 coalesce(at, now()) - window_seconds * interval '1 second', batch, kind = 'unroutable');
+                                 coalesce(at, now()) - window_seconds * interval '1 second', batch,
+                                 kind = 'unroutable' OR window_seconds < 86400);
 END;
 $$;
 
--- How far past its window, in seconds, the oldest row of `kind` that event_outbox_prune_rows deletes is: 0 when
--- none is left. (A day partition past the window that is left says so through event_outbox_retire_partitions.)
+-- How far past its window, in seconds, the oldest row of `kind` that event_outbox_prune_rows deletes (from the
+-- partitions it deletes from) is: 0 when none is left. (A day partition past the window that is left says so through
+-- event_outbox_retire_partitions.)
 -- Callable by a role that may read the outbox.
 CREATE FUNCTION event_outbox_overdue(kind text, window_seconds double precision, at timestamptz DEFAULT now())
     RETURNS double precision LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
@@ -284,7 +288,8 @@ BEGIN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
     RETURN durability_rows_overdue('event_outbox', condition, 'created_at',
-                                   coalesce(at, now()) - window_seconds * interval '1 second', kind = 'unroutable');
+                                   coalesce(at, now()) - window_seconds * interval '1 second',
+                                   kind = 'unroutable' OR window_seconds < 86400);
 END;
 $$;
 

@@ -388,6 +388,59 @@ class RetentionPrunerIT {
     }
 
     /**
+     * A window shorter than a day (docs/decisions/0093-outbox-partitioned-by-day.md), on a schema of the test's own
+     * seen from days ahead: the rows past it go one by one from the partition of a day that is not over, the outbox's
+     * and the inbox's, and how far behind each table is counts them; dropping the day would wait a window past its end.
+     */
+    @Test
+    void windowsOfMinutesPruneTheDayPartitionsToo() throws Exception {
+        String schema = "durability_it_minute_partitions";
+        execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        MigrationPlan.forSchema(dataSource, schema).migrate();
+        RetentionPlan minutes = new RetentionPlan(
+                Duration.ofMinutes(10),
+                Duration.ZERO,
+                Duration.ofMinutes(20),
+                Duration.ZERO,
+                false,
+                5_000,
+                500_000,
+                30);
+        RetentionPruner pruner = new RetentionPruner(dataSource, schema, metrics);
+        Instant noon = Instant.now()
+                .plus(Duration.ofDays(10))
+                .truncatedTo(java.time.temporal.ChronoUnit.DAYS)
+                .plus(Duration.ofHours(12));
+        pruner.asOf(noon).prune(minutes);
+
+        outboxRows(schema, noon.minus(Duration.ofMinutes(12)), 3, "published");
+        outboxRows(schema, noon.minus(Duration.ofMinutes(8)), 4, "published");
+        outboxRows(schema, noon.minus(Duration.ofMinutes(12)), 2, "pending");
+        inboxDayRows(schema, noon.minus(Duration.ofMinutes(22)), 0, 5, Duration.ZERO);
+        inboxDayRows(schema, noon.minus(Duration.ofMinutes(18)), 0, 6, Duration.ZERO);
+        assertThat(count(schema, "event_outbox_default", "true") + count(schema, "event_inbox_default", "true"))
+                .as("every row in its day's partition")
+                .isZero();
+
+        Map<String, TablePruning> measured = byTable(pruner.asOf(noon).measure(minutes));
+        assertThat(measured.get("event_outbox").overdueSeconds())
+                .as("the oldest published row, two minutes less a second past the window")
+                .isCloseTo(119, within(0.01));
+        assertThat(measured.get("event_inbox").overdueSeconds()).isCloseTo(119, within(0.01));
+
+        Map<String, TablePruning> run = byTable(pruner.asOf(noon).prune(minutes));
+        assertThat(run.get("event_outbox").deleted()).isEqualTo(3);
+        assertThat(count(schema, "event_outbox", "published_at IS NOT NULL")).isEqualTo(4);
+        assertThat(count(schema, "event_outbox", "published_at IS NULL")).isEqualTo(2);
+        assertThat(run.get("event_inbox").deleted()).isEqualTo(5);
+        assertThat(count(schema, "event_inbox", "true")).isEqualTo(6);
+        assertThat(run.get("event_outbox").overdueSeconds()).isZero();
+        assertThat(run.get("event_inbox").overdueSeconds()).isZero();
+        assertThat(partitions(schema, "event_outbox")).contains(day("event_outbox", noon, 0));
+        execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+
+    /**
      * The inbox's day partitions (docs/decisions/0094-inbox-partitioned-by-day.md), on a schema of the test's own seen
      * from days ahead: a partition whose every envelope id is past the window is retired whole, after its rows
      * received within the window (copies delivered late) move to the default partition unchanged, where they are
@@ -473,6 +526,12 @@ class RetentionPrunerIT {
 
     /** Rows with UUIDv7 ids of minutes into the day {@code days} after {@code now}'s; returns their ids. */
     private List<String> dayRows(String schema, Instant now, int days, int rows, String state) throws SQLException {
+        return outboxRows(
+                schema, now.plus(Duration.ofDays(days)).truncatedTo(java.time.temporal.ChronoUnit.DAYS), rows, state);
+    }
+
+    /** Outbox rows with UUIDv7 ids of the seconds after {@code start}, created then; returns their ids. */
+    private List<String> outboxRows(String schema, Instant start, int rows, String state) throws SQLException {
         List<String> ids = new java.util.ArrayList<>();
         try (Connection c = dataSource.getConnection();
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema + ".event_outbox"
@@ -481,15 +540,14 @@ class RetentionPrunerIT {
                         + " CASE WHEN ? = 'published' THEN at + interval '1 minute' END,"
                         + " CASE WHEN ? = 'unroutable' THEN at + interval '1 minute' END,"
                         + " CASE WHEN ? = 'pending' THEN at + interval '365 days' END"
-                        + " FROM (SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12, '0')"
-                        + " || '7' || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15)"
-                        + " AS uuid) AS id, at FROM (SELECT date_trunc('day', CAST(? AS timestamptz) AT TIME ZONE 'UTC')"
-                        + " AT TIME ZONE 'UTC' + n * interval '1 second' AS at FROM generate_series(1, ?) n) t) r"
+                        + " FROM (SELECT " + uuid7("at") + " AS id, at"
+                        + " FROM (SELECT CAST(? AS timestamptz) + n * interval '1 second' AS at"
+                        + " FROM generate_series(1, ?) n) t) r"
                         + " RETURNING CAST(id AS text)")) {
             insert.setString(1, state);
             insert.setString(2, state);
             insert.setString(3, state);
-            insert.setString(4, now.plus(Duration.ofDays(days)).toString());
+            insert.setString(4, start.toString());
             insert.setInt(5, rows);
             try (ResultSet inserted = insert.executeQuery()) {
                 while (inserted.next()) {
@@ -542,9 +600,7 @@ class RetentionPrunerIT {
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema + ".event_inbox"
                         + " (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at)"
                         + " SELECT 'retention.day', id, 'retention-it', 'retention.day', received, received"
-                        + " FROM (SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12,"
-                        + " '0') || '7' || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1,"
-                        + " 15) AS uuid) AS id, at + ? * interval '1 second' AS received"
+                        + " FROM (SELECT " + uuid7("at") + " AS id, at + ? * interval '1 second' AS received"
                         + " FROM (SELECT CAST(? AS timestamptz) + n * interval '1 second' AS at"
                         + " FROM generate_series(1, ?) n) t) r RETURNING CAST(envelope_id AS text)")) {
             insert.setLong(1, late.toSeconds());
@@ -631,13 +687,15 @@ class RetentionPrunerIT {
                         + "CASE WHEN ? = 'unroutable' THEN now() END, "
                         // pending rows are due in a year: no drain claims them meanwhile
                         + "CASE WHEN ? = 'pending' THEN now() + interval '365 days' END "
-                        + "FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, ?)) s")) {
+                        + "FROM (SELECT " + uuid7("now() - ? * interval '1 day'")
+                        + " AS id FROM generate_series(1, ?)) s")) {
             insert.setDouble(1, daysOld);
             insert.setString(2, state);
             insert.setDouble(3, daysOld);
             insert.setString(4, state);
             insert.setString(5, state);
-            insert.setInt(6, rows);
+            insert.setDouble(6, daysOld);
+            insert.setInt(7, rows);
             insert.executeUpdate();
         }
     }
@@ -646,11 +704,13 @@ class RetentionPrunerIT {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
                         + "event_inbox (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at) "
-                        + "SELECT 'retention.queue', gen_random_uuid(), 'tests', 'retention.tested', "
-                        + "now() - ? * interval '1 day', now() - ? * interval '1 day' FROM generate_series(1, ?)")) {
+                        + "SELECT 'retention.queue', " + uuid7("now() - ? * interval '1 day'") + ", 'tests', "
+                        + "'retention.tested', now() - ? * interval '1 day', now() - ? * interval '1 day' "
+                        + "FROM generate_series(1, ?)")) {
             insert.setDouble(1, daysOld);
             insert.setDouble(2, daysOld);
-            insert.setInt(3, rows);
+            insert.setDouble(3, daysOld);
+            insert.setInt(4, rows);
             insert.executeUpdate();
         }
     }
@@ -707,6 +767,15 @@ class RetentionPrunerIT {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    /**
+     * A UUIDv7 of the instant {@code at} (an SQL timestamptz expression), its random bits drawn per row, as the
+     * library makes its ids: the day partition of that instant takes it.
+     */
+    private static String uuid7(String at) {
+        return "CAST(lpad(to_hex(CAST(floor(extract(epoch FROM " + at + ") * 1000) AS bigint)), 12, '0') || '7'"
+                + " || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)";
     }
 
     private void execute(String sql) throws SQLException {
