@@ -4,6 +4,8 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.MessageProperties;
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.DriverManager;
@@ -53,12 +55,15 @@ public class BenchBroker {
         }
     }
 
+    /** Envelope ids as the library makes them (UUIDv7), for the consumer's inbox and the limit's table alike. */
+    private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
+
     private static void fill(ConnectionFactory factory, String queue, int messages) throws Exception {
         try (Connection connection = factory.newConnection("bench fill");
              Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int i = 0; i < messages; i++) {
-                UUID id = UUID.randomUUID();
+                UUID id = IDS.generate();
                 String envelope = "{\"id\":\"" + id + "\",\"event_type\":\"order.placed\",\"source_service\":\"bench\","
                         + "\"aggregate_id\":null,\"occurred_at\":\"" + Instant.now() + "\",\"schema_version\":1,"
                         + "\"correlation_id\":\"" + id + "\",\"causation_id\":null,\"payload\":{\"order_id\":\""
@@ -105,7 +110,7 @@ public class BenchBroker {
                     start[0] = System.nanoTime();
                 }
                 try {
-                    insert.setObject(1, UUID.randomUUID());
+                    insert.setObject(1, IDS.generate());
                     insert.setString(2, new String(delivery.getBody(), StandardCharsets.UTF_8));
                     insert.executeUpdate();
                     db.commit();

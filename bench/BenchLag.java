@@ -4,6 +4,8 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -160,6 +162,9 @@ public class BenchLag {
     }
 
     /** The envelope of a benchmark event: an order line's size, as the demo's order.placed. */
+    /** Ids as the library makes them (UUIDv7): each lands in its day's partition of the outbox and the inboxes. */
+    static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
+
     static String envelope(String id, String aggregate, String eventType) {
         return "{\"id\":\"" + id + "\",\"event_type\":\"" + eventType + "\",\"source_service\":\"bench\","
                 + "\"aggregate_id\":\"" + aggregate + "\",\"occurred_at\":\"2026-01-01T00:00:00.000Z\","
@@ -202,7 +207,7 @@ public class BenchLag {
             sleepUntil(due);
             boolean counted = due >= schedule.measured();
             stagers.execute(() -> {
-                String id = UUID.randomUUID().toString();
+                String id = IDS.generate().toString();
                 String aggregate = UUID.randomUUID().toString();
                 String envelope = envelope(id, aggregate, eventType);
                 try {

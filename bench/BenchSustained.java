@@ -138,7 +138,7 @@ public class BenchSustained {
                                 "INSERT INTO event_outbox (id, aggregate_id, event_type, envelope)"
                                         + " VALUES (CAST(? AS uuid), CAST(? AS uuid), ?, CAST(? AS jsonb))")) {
                     while (System.nanoTime() < end) {
-                        String id = UUID.randomUUID().toString();
+                        String id = BenchLag.IDS.generate().toString();
                         String aggregate = UUID.randomUUID().toString();
                         insert.setString(1, id);
                         insert.setString(2, aggregate);
