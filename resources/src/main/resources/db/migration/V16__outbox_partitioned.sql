@@ -243,53 +243,67 @@ BEGIN
 END;
 $$;
 
--- Deletes up to `batch` rows of `kind` past their window: 'published' rows whose created_at is older than
--- `window_seconds` before `at`, from the partitions no day covers (a day partition goes whole), or 'unroutable' ones,
--- from every partition (their window is their own, and a day partition may outlive it). A window shorter than the day
--- a partition spans prunes published rows from every partition too: a day partition would otherwise keep them up to a
--- day past a window of minutes (docs/decisions/0093). Returns how many. Callable by a role that may delete from the
--- outbox (it could delete them itself, from the partitioned table).
+-- The outbox rows of `kind` that retention deletes one by one once past their window, as a condition on the cutoff
+-- (its parameter $1), and whether from every partition: 'published' rows from the partitions no day covers (a day
+-- partition goes whole), unless the window is shorter than the day a partition spans, which would keep them up to a
+-- day past a window of minutes (docs/decisions/0093); 'unroutable' ones from every partition (their window is their
+-- own, and a day partition may outlive it). Only for the outbox's retention functions.
+CREATE FUNCTION event_outbox_pruned_rows(kind text, window_seconds double precision,
+                                         OUT condition text, OUT every_partition boolean)
+    LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
+BEGIN
+    condition := CASE kind
+        WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
+        WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
+    IF condition IS NULL THEN
+        RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    every_partition := kind = 'unroutable' OR window_seconds < 86400;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION event_outbox_pruned_rows(text, double precision) FROM PUBLIC;
+
+-- Deletes up to `batch` rows of `kind` ('published' or 'unroutable') created more than `window_seconds` before
+-- `at`, from the partitions event_outbox_pruned_rows names, and returns how many. A window of 0 keeps them forever:
+-- none. Callable by a role that may delete from the outbox (it could delete them itself, from the partitioned
+-- table).
 CREATE FUNCTION event_outbox_prune_rows(kind text, window_seconds double precision, batch int,
                                         at timestamptz DEFAULT now())
     RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
-    condition text := CASE kind
-        WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
-        WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
+    pruned record;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'DELETE') THEN
         RAISE EXCEPTION 'only a role that may delete from event_outbox prunes it'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    IF condition IS NULL THEN
-        RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
+    SELECT * INTO pruned FROM event_outbox_pruned_rows(kind, window_seconds);
+    IF window_seconds <= 0 THEN
+        RETURN 0;
     END IF;
-    RETURN durability_prune_rows('event_outbox', 'id', condition, 'created_at',
+    RETURN durability_prune_rows('event_outbox', 'id', pruned.condition, 'created_at',
                                  coalesce(at, now()) - window_seconds * interval '1 second', batch,
-                                 kind = 'unroutable' OR window_seconds < 86400);
+                                 pruned.every_partition);
 END;
 $$;
 
--- How far past its window, in seconds, the oldest row of `kind` that event_outbox_prune_rows deletes (from the
--- partitions it deletes from) is: 0 when none is left. (A day partition past the window that is left says so through
--- event_outbox_retire_partitions.)
--- Callable by a role that may read the outbox.
+-- How far past its window, in seconds, the oldest row of `kind` that event_outbox_prune_rows deletes is: 0 when none
+-- is left, or the window is 0. (A day partition past the window that is left says so through event_outbox_retire_partitions.) Callable by
+-- a role that may read the outbox.
 CREATE FUNCTION event_outbox_overdue(kind text, window_seconds double precision, at timestamptz DEFAULT now())
     RETURNS double precision LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
-    condition text := CASE kind
-        WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
-        WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
+    pruned record;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'SELECT') THEN
         RAISE EXCEPTION 'only a role that may read event_outbox measures it' USING ERRCODE = 'insufficient_privilege';
     END IF;
-    IF condition IS NULL THEN
-        RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
+    SELECT * INTO pruned FROM event_outbox_pruned_rows(kind, window_seconds);
+    IF window_seconds <= 0 THEN
+        RETURN 0;
     END IF;
-    RETURN durability_rows_overdue('event_outbox', condition, 'created_at',
-                                   coalesce(at, now()) - window_seconds * interval '1 second',
-                                   kind = 'unroutable' OR window_seconds < 86400);
+    RETURN durability_rows_overdue('event_outbox', pruned.condition, 'created_at',
+                                   coalesce(at, now()) - window_seconds * interval '1 second', pruned.every_partition);
 END;
 $$;
 

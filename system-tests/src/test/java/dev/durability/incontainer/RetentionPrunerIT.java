@@ -422,6 +422,14 @@ class RetentionPrunerIT {
                 .as("every row in its day's partition")
                 .isZero();
 
+        String at = "CAST('" + noon + "' AS timestamptz)";
+        assertThat(number("SELECT " + schema + ".event_outbox_prune_rows('published', 0, 100, " + at + ") + " + schema
+                        + ".event_inbox_prune_rows(0, 100, " + at + ") + " + schema
+                        + ".event_outbox_overdue('published', 0, " + at + ") + " + schema + ".event_inbox_overdue(0, "
+                        + at + ")"))
+                .as("a window of 0 keeps rows forever, called directly too")
+                .isZero();
+
         Map<String, TablePruning> measured = byTable(pruner.asOf(noon).measure(minutes));
         assertThat(measured.get("event_outbox").overdueSeconds())
                 .as("the oldest published row, two minutes less a second past the window")
@@ -776,6 +784,15 @@ class RetentionPrunerIT {
     private static String uuid7(String at) {
         return "CAST(lpad(to_hex(CAST(floor(extract(epoch FROM " + at + ") * 1000) AS bigint)), 12, '0') || '7'"
                 + " || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)";
+    }
+
+    private double number(String sql) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getDouble(1);
+        }
     }
 
     private void execute(String sql) throws SQLException {

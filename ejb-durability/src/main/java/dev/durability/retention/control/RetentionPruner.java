@@ -24,7 +24,7 @@ import javax.sql.DataSource;
  * <p>The outbox and the inbox are partitioned by their ids' day (docs/decisions/0093-outbox-partitioned-by-day.md,
  * 0094-inbox-partitioned-by-day.md): every run first makes the partitions of the days ahead, then, under the table's
  * retention lock, retires the day partitions whose every id is past the window whole, and deletes rows one by one
- * only from the partitions no day covers.
+ * only from the partitions no day covers, or from every partition under a window shorter than a day.
  *
  * <p>Every DELETE repeats its condition on the rows it deletes, not only in the subquery that picks them:
  * a row that changed after it was picked (an outbox row an operator re-staged meanwhile) is re-checked and
@@ -38,7 +38,8 @@ public class RetentionPruner {
     private static final String UNLOCK = "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext('{schema}.' || ?))";
     // The outbox and the inbox are partitioned by their ids' day (docs/decisions/0093-outbox-partitioned-by-day.md,
     // 0094-inbox-partitioned-by-day.md): a day partition past the window is retired whole, and only the partitions
-    // no day covers lose rows one by one. Their retention SQL is functions of the schema (migrations V16, V18),
+    // no day covers lose rows one by one (every partition under a window shorter than a day). Their retention SQL is
+    // functions of the schema (migrations V16, V18),
     // which may detach and drop partitions for a role that may only delete rows. Unroutable rows reached no
     // consumer: kept until an operator re-stages them, unless a window of their own lets them go.
     private static final List<String> PARTITIONED = List.of("event_outbox", "event_inbox");
