@@ -161,10 +161,10 @@ public class BenchLag {
         }
     }
 
-    /** The envelope of a benchmark event: an order line's size, as the demo's order.placed. */
     /** Ids as the library makes them (UUIDv7): each lands in its day's partition of the outbox and the inboxes. */
     static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
+    /** The envelope of a benchmark event: an order line's size, as the demo's order.placed. */
     static String envelope(String id, String aggregate, String eventType) {
         return "{\"id\":\"" + id + "\",\"event_type\":\"" + eventType + "\",\"source_service\":\"bench\","
                 + "\"aggregate_id\":\"" + aggregate + "\",\"occurred_at\":\"2026-01-01T00:00:00.000Z\","
