@@ -47,6 +47,9 @@ class RetentionPrunerIT {
 
     private static final RetentionPlan DEFAULTS = new RetentionPlan(
             Duration.ofDays(30), Duration.ZERO, Duration.ofDays(31), Duration.ofDays(90), true, 5_000, 500_000, 30);
+    /** Windows of minutes, as a service at high volume keeps (docs/decisions/0092): the outbox 10, the inbox 20. */
+    private static final RetentionPlan MINUTES = new RetentionPlan(
+            Duration.ofMinutes(10), Duration.ZERO, Duration.ofMinutes(20), Duration.ZERO, false, 5_000, 500_000, 30);
 
     @Deployment
     static WebArchive deployment() {
@@ -121,21 +124,12 @@ class RetentionPrunerIT {
         outbox(4, 8 * minute, "published");
         inbox(5, 22 * minute);
         inbox(6, 18 * minute);
-        RetentionPlan minutes = new RetentionPlan(
-                Duration.ofMinutes(10),
-                Duration.ZERO,
-                Duration.ofMinutes(20),
-                Duration.ZERO,
-                false,
-                5_000,
-                500_000,
-                30);
 
-        Map<String, TablePruning> measured = byTable(pruner.measure(minutes));
+        Map<String, TablePruning> measured = byTable(pruner.measure(MINUTES));
         assertThat(measured.get("event_outbox").overdueSeconds()).isBetween(120.0, 120 + SLACK);
         assertThat(measured.get("event_inbox").overdueSeconds()).isBetween(120.0, 120 + SLACK);
 
-        Map<String, TablePruning> run = byTable(pruner.prune(minutes));
+        Map<String, TablePruning> run = byTable(pruner.prune(MINUTES));
         assertThat(run.get("event_outbox").deleted()).isEqualTo(3);
         assertThat(count("event_outbox", "published_at IS NOT NULL")).isEqualTo(4);
         assertThat(run.get("event_inbox").deleted()).isEqualTo(5);
@@ -397,21 +391,12 @@ class RetentionPrunerIT {
         String schema = "durability_it_minute_partitions";
         execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         MigrationPlan.forSchema(dataSource, schema).migrate();
-        RetentionPlan minutes = new RetentionPlan(
-                Duration.ofMinutes(10),
-                Duration.ZERO,
-                Duration.ofMinutes(20),
-                Duration.ZERO,
-                false,
-                5_000,
-                500_000,
-                30);
         RetentionPruner pruner = new RetentionPruner(dataSource, schema, metrics);
         Instant noon = Instant.now()
                 .plus(Duration.ofDays(10))
                 .truncatedTo(java.time.temporal.ChronoUnit.DAYS)
                 .plus(Duration.ofHours(12));
-        pruner.asOf(noon).prune(minutes);
+        pruner.asOf(noon).prune(MINUTES);
 
         outboxRows(schema, noon.minus(Duration.ofMinutes(12)), 3, "published");
         outboxRows(schema, noon.minus(Duration.ofMinutes(8)), 4, "published");
@@ -430,13 +415,13 @@ class RetentionPrunerIT {
                 .as("a window of 0 keeps rows forever, called directly too")
                 .isZero();
 
-        Map<String, TablePruning> measured = byTable(pruner.asOf(noon).measure(minutes));
+        Map<String, TablePruning> measured = byTable(pruner.asOf(noon).measure(MINUTES));
         assertThat(measured.get("event_outbox").overdueSeconds())
                 .as("the oldest published row, two minutes less a second past the window")
                 .isCloseTo(119, within(0.01));
         assertThat(measured.get("event_inbox").overdueSeconds()).isCloseTo(119, within(0.01));
 
-        Map<String, TablePruning> run = byTable(pruner.asOf(noon).prune(minutes));
+        Map<String, TablePruning> run = byTable(pruner.asOf(noon).prune(MINUTES));
         assertThat(run.get("event_outbox").deleted()).isEqualTo(3);
         assertThat(count(schema, "event_outbox", "published_at IS NOT NULL")).isEqualTo(4);
         assertThat(count(schema, "event_outbox", "published_at IS NULL")).isEqualTo(2);
