@@ -158,45 +158,58 @@ $$;
 REVOKE EXECUTE ON FUNCTION durability_retire_day_partitions(text, text, text, timestamptz, timestamptz, timestamptz, int)
     FROM PUBLIC;
 
--- Deletes up to `batch` rows matching `condition` (its parameter $1) from the partitions of `tbl` no day covers (from
--- every partition when `every_partition`), the oldest by `age` first, and returns how many. Only for the retention
+-- The rules of a table's row pruning, in one place. A window of 0 keeps rows forever. Rows are deleted one by one from
+-- the partitions no day covers (a day partition goes whole once past the window), or from every partition when the
+-- rows' own window may end before their day partition is retired (`every_partition`: unroutable outbox rows), or when
+-- the window is shorter than the day a partition spans, which would keep rows up to a day past a window of minutes
+-- (docs/decisions/0093). Only for the functions below.
+CREATE FUNCTION durability_pruned_partitions(tbl text, window_seconds double precision, every_partition boolean)
+    RETURNS SETOF regclass LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+    SELECT partition FROM durability_day_partitions(tbl)
+     WHERE window_seconds > 0 AND (every_partition OR window_seconds < 86400 OR NOT by_day)
+     ORDER BY upper_bound NULLS LAST
+$$;
+REVOKE EXECUTE ON FUNCTION durability_pruned_partitions(text, double precision, boolean) FROM PUBLIC;
+
+-- Deletes up to `batch` rows matching `condition` (its parameter $1: `window_seconds` before `at`) from the partitions
+-- durability_pruned_partitions names, the oldest by `age` first, and returns how many. Only for the retention
 -- functions of the tables.
-CREATE FUNCTION durability_prune_rows(tbl text, key text, condition text, age text, p1 timestamptz, batch int,
-                                      every_partition boolean)
+CREATE FUNCTION durability_prune_rows(tbl text, key text, condition text, age text, window_seconds double precision,
+                                      at timestamptz, batch int, every_partition boolean)
     RETURNS int LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
-    p record;
+    p regclass;
     deleted int := 0;
     rows int;
 BEGIN
-    FOR p IN SELECT partition FROM durability_day_partitions(tbl)
-              WHERE every_partition OR NOT by_day
-              ORDER BY upper_bound NULLS LAST LOOP
+    FOR p IN SELECT * FROM durability_pruned_partitions(tbl, window_seconds, every_partition) LOOP
         EXIT WHEN deleted >= batch;
         -- The condition again on the rows deleted: one changed since it was picked stays (docs/decisions/0033).
         EXECUTE format('DELETE FROM %1$s WHERE (%2$s) IN (SELECT %2$s FROM %1$s WHERE %3$s ORDER BY %4$s LIMIT $2)'
-                       ' AND %3$s', p.partition, key, condition, age)
-            USING p1, batch - deleted;
+                       ' AND %3$s', p, key, condition, age)
+            USING coalesce(at, now()) - window_seconds * interval '1 second', batch - deleted;
         GET DIAGNOSTICS rows = ROW_COUNT;
         deleted := deleted + rows;
     END LOOP;
     RETURN deleted;
 END;
 $$;
-REVOKE EXECUTE ON FUNCTION durability_prune_rows(text, text, text, text, timestamptz, int, boolean) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION durability_prune_rows(text, text, text, text, double precision, timestamptz, int, boolean)
+    FROM PUBLIC;
 
--- How far, in seconds, the oldest row matching `condition` (its parameter $1, the cutoff) of the partitions of `tbl`
--- no day covers (of every partition when `every_partition`) is before the cutoff, by `age`: 0 when there is none.
-CREATE FUNCTION durability_rows_overdue(tbl text, condition text, age text, cutoff timestamptz,
-                                        every_partition boolean)
+-- How far, in seconds, the oldest row matching `condition` (its parameter $1, the cutoff: `window_seconds` before
+-- `at`) of the partitions durability_pruned_partitions names is before the cutoff, by `age`: 0 when there is none.
+CREATE FUNCTION durability_rows_overdue(tbl text, condition text, age text, window_seconds double precision,
+                                        at timestamptz, every_partition boolean)
     RETURNS double precision LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
-    p record;
+    p regclass;
+    cutoff timestamptz := coalesce(at, now()) - window_seconds * interval '1 second';
     oldest timestamptz;
     behind double precision := 0;
 BEGIN
-    FOR p IN SELECT partition FROM durability_day_partitions(tbl) WHERE every_partition OR NOT by_day LOOP
-        EXECUTE format('SELECT %3$s FROM %1$s WHERE %2$s ORDER BY %3$s LIMIT 1', p.partition, condition, age)
+    FOR p IN SELECT * FROM durability_pruned_partitions(tbl, window_seconds, every_partition) LOOP
+        EXECUTE format('SELECT %3$s FROM %1$s WHERE %2$s ORDER BY %3$s LIMIT 1', p, condition, age)
             INTO oldest USING cutoff;
         IF oldest IS NOT NULL THEN
             behind := greatest(behind, extract(epoch FROM cutoff - oldest));
@@ -205,7 +218,8 @@ BEGIN
     RETURN behind;
 END;
 $$;
-REVOKE EXECUTE ON FUNCTION durability_rows_overdue(text, text, text, timestamptz, boolean) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION durability_rows_overdue(text, text, text, double precision, timestamptz, boolean)
+    FROM PUBLIC;
 
 -- Retires the oldest of the outbox's partitions whose every id is older than the published rows' window
 -- (`window_seconds` before `at`), as durability_retire_day_partitions says, the rows retention keeps (pending,
@@ -244,66 +258,50 @@ END;
 $$;
 
 -- The outbox rows of `kind` that retention deletes one by one once past their window, as a condition on the cutoff
--- (its parameter $1), and whether from every partition: 'published' rows from the partitions no day covers (a day
--- partition goes whole), unless the window is shorter than the day a partition spans, which would keep them up to a
--- day past a window of minutes (docs/decisions/0093); 'unroutable' ones from every partition (their window is their
--- own, and a day partition may outlive it). Only for the outbox's retention functions.
-CREATE FUNCTION event_outbox_pruned_rows(kind text, window_seconds double precision,
-                                         OUT condition text, OUT every_partition boolean)
+-- (its parameter $1): 'published' or 'unroutable' (these from every partition: their window is their own, and a day
+-- partition may outlive it). Only for the outbox's retention functions.
+CREATE FUNCTION event_outbox_pruned_rows(kind text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
-BEGIN
-    condition := CASE kind
+DECLARE
+    condition text := CASE kind
         WHEN 'published' THEN 'created_at < $1 AND published_at IS NOT NULL'
         WHEN 'unroutable' THEN 'created_at < $1 AND published_at IS NULL AND unroutable_at IS NOT NULL' END;
+BEGIN
     IF condition IS NULL THEN
         RAISE EXCEPTION 'kind is published or unroutable, not %', kind USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    every_partition := kind = 'unroutable' OR window_seconds < 86400;
+    RETURN condition;
 END;
 $$;
-REVOKE EXECUTE ON FUNCTION event_outbox_pruned_rows(text, double precision) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION event_outbox_pruned_rows(text) FROM PUBLIC;
 
 -- Deletes up to `batch` rows of `kind` ('published' or 'unroutable') created more than `window_seconds` before
--- `at`, from the partitions event_outbox_pruned_rows names, and returns how many. A window of 0 keeps them forever:
--- none. Callable by a role that may delete from the outbox (it could delete them itself, from the partitioned
--- table).
+-- `at`, from the partitions durability_pruned_partitions names, and returns how many. Callable by a role that may
+-- delete from the outbox (it could delete them itself, from the partitioned table).
 CREATE FUNCTION event_outbox_prune_rows(kind text, window_seconds double precision, batch int,
                                         at timestamptz DEFAULT now())
     RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-DECLARE
-    pruned record;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'DELETE') THEN
         RAISE EXCEPTION 'only a role that may delete from event_outbox prunes it'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    SELECT * INTO pruned FROM event_outbox_pruned_rows(kind, window_seconds);
-    IF window_seconds <= 0 THEN
-        RETURN 0;
-    END IF;
-    RETURN durability_prune_rows('event_outbox', 'id', pruned.condition, 'created_at',
-                                 coalesce(at, now()) - window_seconds * interval '1 second', batch,
-                                 pruned.every_partition);
+    RETURN durability_prune_rows('event_outbox', 'id', event_outbox_pruned_rows(kind), 'created_at', window_seconds,
+                                 at, batch, kind = 'unroutable');
 END;
 $$;
 
 -- How far past its window, in seconds, the oldest row of `kind` that event_outbox_prune_rows deletes is: 0 when none
--- is left, or the window is 0. (A day partition past the window that is left says so through event_outbox_retire_partitions.) Callable by
--- a role that may read the outbox.
+-- is left. (A day partition past the window that is left says so through event_outbox_retire_partitions.) Callable
+-- by a role that may read the outbox.
 CREATE FUNCTION event_outbox_overdue(kind text, window_seconds double precision, at timestamptz DEFAULT now())
     RETURNS double precision LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
-DECLARE
-    pruned record;
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_outbox', 'SELECT') THEN
         RAISE EXCEPTION 'only a role that may read event_outbox measures it' USING ERRCODE = 'insufficient_privilege';
     END IF;
-    SELECT * INTO pruned FROM event_outbox_pruned_rows(kind, window_seconds);
-    IF window_seconds <= 0 THEN
-        RETURN 0;
-    END IF;
-    RETURN durability_rows_overdue('event_outbox', pruned.condition, 'created_at',
-                                   coalesce(at, now()) - window_seconds * interval '1 second', pruned.every_partition);
+    RETURN durability_rows_overdue('event_outbox', event_outbox_pruned_rows(kind), 'created_at', window_seconds, at,
+                                   kind = 'unroutable');
 END;
 $$;
 

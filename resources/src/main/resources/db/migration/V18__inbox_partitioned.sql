@@ -32,10 +32,8 @@ BEGIN
 END;
 $$;
 
--- Deletes up to `batch` rows received before the window (`window_seconds` before `at`) from the inbox's partitions
--- no day covers (from every partition when the window is shorter than the day a partition spans, as
--- event_outbox_prune_rows), and returns how many. A window of 0 keeps rows forever: none. Callable by a role that may
--- delete from the inbox.
+-- Deletes up to `batch` rows received before the window (`window_seconds` before `at`) from the partitions
+-- durability_pruned_partitions names, and returns how many. Callable by a role that may delete from the inbox.
 CREATE FUNCTION event_inbox_prune_rows(window_seconds double precision, batch int, at timestamptz DEFAULT now())
     RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
@@ -43,30 +41,21 @@ BEGIN
         RAISE EXCEPTION 'only a role that may delete from event_inbox prunes it'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    IF window_seconds <= 0 THEN
-        RETURN 0;
-    END IF;
     RETURN durability_prune_rows('event_inbox', 'consumer_queue, envelope_id', 'received_at < $1', 'received_at',
-                                 coalesce(at, now()) - window_seconds * interval '1 second', batch,
-                                 window_seconds < 86400);
+                                 window_seconds, at, batch, false);
 END;
 $$;
 
--- How far past the window, in seconds, the oldest row event_inbox_prune_rows deletes is: 0 when none is left, or
--- the window is 0. (A day partition past the window that is left says so through event_inbox_retire_partitions.)
--- Callable by a role that may read the inbox.
+-- How far past the window, in seconds, the oldest row event_inbox_prune_rows deletes is: 0 when none is left. (A day
+-- partition past the window that is left says so through event_inbox_retire_partitions.) Callable by a role that may
+-- read the inbox.
 CREATE FUNCTION event_inbox_overdue(window_seconds double precision, at timestamptz DEFAULT now())
     RETURNS double precision LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
     IF NOT has_table_privilege(session_user, 'event_inbox', 'SELECT') THEN
         RAISE EXCEPTION 'only a role that may read event_inbox measures it' USING ERRCODE = 'insufficient_privilege';
     END IF;
-    IF window_seconds <= 0 THEN
-        RETURN 0;
-    END IF;
-    RETURN durability_rows_overdue('event_inbox', 'received_at < $1', 'received_at',
-                                   coalesce(at, now()) - window_seconds * interval '1 second',
-                                   window_seconds < 86400);
+    RETURN durability_rows_overdue('event_inbox', 'received_at < $1', 'received_at', window_seconds, at, false);
 END;
 $$;
 

@@ -39,9 +39,9 @@ public class RetentionPruner {
     // The outbox and the inbox are partitioned by their ids' day (docs/decisions/0093-outbox-partitioned-by-day.md,
     // 0094-inbox-partitioned-by-day.md): a day partition past the window is retired whole, and only the partitions
     // no day covers lose rows one by one (every partition under a window shorter than a day). Their retention SQL is
-    // functions of the schema (migrations V16, V18),
-    // which may detach and drop partitions for a role that may only delete rows. Unroutable rows reached no
-    // consumer: kept until an operator re-stages them, unless a window of their own lets them go.
+    // functions of the schema (migrations V16, V18), which may detach and drop partitions for a role that may only
+    // delete rows. Unroutable rows reached no consumer: kept until an operator re-stages them, unless a window of their
+    // own lets them go.
     private static final List<String> PARTITIONED = List.of("event_outbox", "event_inbox");
     private static final String MAKE_PARTITIONS =
             "SELECT {schema}.durability_make_day_partitions(?, CAST(? AS timestamptz))";
