@@ -179,9 +179,8 @@ public class BenchStaging {
                 + " 'schema_version', 1, 'correlation_id', e, 'causation_id', null, 'payload',"
                 + " jsonb_build_object('order_id', o, 'customer', 'bench', 'sku', 'book-' || :n, 'quantity', 1)), "
                 + notifying
-                + " FROM (SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS bigint)), 12,"
-                + " '0') || '7' || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)"
-                + " AS e, current_setting('bench.order_id')::uuid AS o) ids;\n";
+                + " FROM (SELECT " + schema + ".durability_new_uuid7() AS e, current_setting('bench.order_id')::uuid AS o)"
+                + " ids;\n";
     }
 
     /** Empties the demo's orders (and what refers to them) and the outbox, so no run inherits another's rows. */

@@ -533,7 +533,7 @@ class RetentionPrunerIT {
                         + " CASE WHEN ? = 'published' THEN at + interval '1 minute' END,"
                         + " CASE WHEN ? = 'unroutable' THEN at + interval '1 minute' END,"
                         + " CASE WHEN ? = 'pending' THEN at + interval '365 days' END"
-                        + " FROM (SELECT " + uuid7("at") + " AS id, at"
+                        + " FROM (SELECT " + schema + ".durability_new_uuid7(at) AS id, at"
                         + " FROM (SELECT CAST(? AS timestamptz) + n * interval '1 second' AS at"
                         + " FROM generate_series(1, ?) n) t) r"
                         + " RETURNING CAST(id AS text)")) {
@@ -593,7 +593,8 @@ class RetentionPrunerIT {
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + schema + ".event_inbox"
                         + " (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at)"
                         + " SELECT 'retention.day', id, 'retention-it', 'retention.day', received, received"
-                        + " FROM (SELECT " + uuid7("at") + " AS id, at + ? * interval '1 second' AS received"
+                        + " FROM (SELECT " + schema
+                        + ".durability_new_uuid7(at) AS id, at + ? * interval '1 second' AS received"
                         + " FROM (SELECT CAST(? AS timestamptz) + n * interval '1 second' AS at"
                         + " FROM generate_series(1, ?) n) t) r RETURNING CAST(envelope_id AS text)")) {
             insert.setLong(1, late.toSeconds());
@@ -680,7 +681,7 @@ class RetentionPrunerIT {
                         + "CASE WHEN ? = 'unroutable' THEN now() END, "
                         // pending rows are due in a year: no drain claims them meanwhile
                         + "CASE WHEN ? = 'pending' THEN now() + interval '365 days' END "
-                        + "FROM (SELECT " + uuid7("now() - ? * interval '1 day'")
+                        + "FROM (SELECT " + S + "durability_new_uuid7(now() - ? * interval '1 day')"
                         + " AS id FROM generate_series(1, ?)) s")) {
             insert.setDouble(1, daysOld);
             insert.setString(2, state);
@@ -697,7 +698,8 @@ class RetentionPrunerIT {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement insert = c.prepareStatement("INSERT INTO " + S
                         + "event_inbox (consumer_queue, envelope_id, source_service, event_type, received_at, processed_at) "
-                        + "SELECT 'retention.queue', " + uuid7("now() - ? * interval '1 day'") + ", 'tests', "
+                        + "SELECT 'retention.queue', " + S
+                        + "durability_new_uuid7(now() - ? * interval '1 day'), 'tests', "
                         + "'retention.tested', now() - ? * interval '1 day', now() - ? * interval '1 day' "
                         + "FROM generate_series(1, ?)")) {
             insert.setDouble(1, daysOld);
@@ -760,15 +762,6 @@ class RetentionPrunerIT {
             rs.next();
             return rs.getLong(1);
         }
-    }
-
-    /**
-     * A UUIDv7 of the instant {@code at} (an SQL timestamptz expression), its random bits drawn per row, as the
-     * library makes its ids: the day partition of that instant takes it.
-     */
-    private static String uuid7(String at) {
-        return "CAST(lpad(to_hex(CAST(floor(extract(epoch FROM " + at + ") * 1000) AS bigint)), 12, '0') || '7'"
-                + " || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)";
     }
 
     private double number(String sql) throws SQLException {

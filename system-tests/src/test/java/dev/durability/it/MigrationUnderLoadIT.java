@@ -51,7 +51,10 @@ class MigrationUnderLoadIT {
      * busy table refused) and the swap, far below any build.
      */
     private static final long LONGEST_WAIT_MILLIS = 1_200;
-    /** A UUIDv7 of the moment {@code at} (an SQL expression of it), as EventEnvelope.builder makes them. */
+    /**
+     * A UUIDv7 of the moment {@code at} (an SQL expression of it), as EventEnvelope.builder makes them. Written out
+     * rather than the schema's durability_new_uuid7: the rows are seeded before V19 made it, and staged while it runs.
+     */
     private static final String UUID7 = "CAST(lpad(to_hex(CAST(floor(extract(epoch FROM %s) * 1000) AS bigint)), 12,"
             + " '0') || '7' || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)";
 
