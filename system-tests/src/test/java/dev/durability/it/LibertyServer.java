@@ -22,9 +22,10 @@ import java.util.stream.Stream;
 /**
  * One more Liberty server of the module's installation, configured like the shared test server (same
  * server.xml, EAR and driver) but with its own environment: for tests that need a second server, a
- * server to kill, or a server with bad configuration.
+ * server to kill, or a server with bad configuration. The benchmark (bench/) starts its servers with it too, from
+ * this module's test jar.
  */
-final class LibertyServer implements AutoCloseable {
+public final class LibertyServer implements AutoCloseable {
     private static final Path LIBFAKETIME =
             Path.of(Coordinates.env("LIBFAKETIME", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
 
@@ -51,7 +52,7 @@ final class LibertyServer implements AutoCloseable {
     }
 
     /** Creates (or recreates) server {@code name} from the shared server's files, with these environment overrides. */
-    static LibertyServer copyOfMain(String name, int httpPort, Map<String, String> env) throws IOException {
+    public static LibertyServer copyOfMain(String name, int httpPort, Map<String, String> env) throws IOException {
         Path main = Path.of(Coordinates.mainServerDir());
         Path wlp = main.getParent().getParent().getParent();
         LibertyServer server = new LibertyServer(name, wlp, httpPort);
@@ -131,17 +132,17 @@ final class LibertyServer implements AutoCloseable {
     }
 
     /** Starts the server's process with these variables too (LD_PRELOAD and its kind, which server.env cannot set). */
-    LibertyServer launchedWith(Map<String, String> environment) {
+    public LibertyServer launchedWith(Map<String, String> environment) {
         processEnvironment.putAll(environment);
         return this;
     }
 
-    Path directory() {
+    public Path directory() {
         return directory;
     }
 
     /** Whether the server's process runs (it may have been killed). */
-    boolean isRunning() {
+    public boolean isRunning() {
         try {
             return Files.exists(pidFile())
                     && ProcessHandle.of(pid()).map(ProcessHandle::isAlive).orElse(false);
@@ -150,7 +151,7 @@ final class LibertyServer implements AutoCloseable {
         }
     }
 
-    URI uri() {
+    public URI uri() {
         return URI.create("http://localhost:" + httpPort);
     }
 
@@ -165,7 +166,7 @@ final class LibertyServer implements AutoCloseable {
     }
 
     /** Starts the server in the background and waits until it is up (its application may still have failed). */
-    void start() {
+    public void start() {
         if (processEnvironment.containsKey("FAKETIME_TIMESTAMP_FILE")) {
             assertThat(LIBFAKETIME)
                     .as(
@@ -182,7 +183,7 @@ final class LibertyServer implements AutoCloseable {
     }
 
     /** Waits for the application to start and fails fast with the log when it failed to. */
-    void awaitApplicationStarted() {
+    public void awaitApplicationStarted() {
         await("application durability started on " + name)
                 .atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(500))
@@ -227,7 +228,7 @@ final class LibertyServer implements AutoCloseable {
                 });
     }
 
-    String messagesLog() {
+    public String messagesLog() {
         return log("messages.log");
     }
 
@@ -249,7 +250,8 @@ final class LibertyServer implements AutoCloseable {
         return wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
     }
 
-    private long pid() throws IOException {
+    /** The server's JVM, while it runs. */
+    public long pid() throws IOException {
         return Long.parseLong(Files.readString(pidFile()).trim());
     }
 
@@ -284,7 +286,7 @@ final class LibertyServer implements AutoCloseable {
         Files.deleteIfExists(pidFile());
     }
 
-    void stop() {
+    public void stop() {
         run("stop");
     }
 

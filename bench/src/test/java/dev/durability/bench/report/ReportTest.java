@@ -1,0 +1,100 @@
+package dev.durability.bench.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durability.bench.results.ClaimResult;
+import dev.durability.bench.results.FilterResult;
+import dev.durability.bench.results.Machine;
+import dev.durability.bench.results.Results;
+import dev.durability.bench.results.RoundTrips;
+import dev.durability.bench.results.StagingResult;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReportTest {
+    private static final Machine MACHINE = new Machine("2026-12-07T19:00:00Z", 2, 24_105, "15.20");
+
+    @Test
+    void aRatioBelowItsTargetByLessThanTheRoundingReadsAsMissedWithAThirdDecimal() {
+        FilterResult filter = filter(959.6, 1_378.9);
+
+        String headline = new Report(Results.none().with(filter)).headline().markdown();
+
+        assertThat(headline)
+                .contains("| orders API with a fresh Idempotency-Key, 8 in flight | 960 req/s | without a key: 1,379"
+                        + " req/s | 0.696 | ≥ 0.70 | **missed** |");
+    }
+
+    @Test
+    void aRatioThatMeetsItsTargetReadsAsMet() {
+        String headline =
+                new Report(Results.none().with(filter(1_000, 1_300))).headline().markdown();
+
+        assertThat(headline).contains("| 0.77 | ≥ 0.70 | met |");
+    }
+
+    @Test
+    void anExperimentThatNeverRanIsNotMeasuredRatherThanMet() {
+        String headline = new Report(Results.none()).headline().markdown();
+
+        assertThat(headline)
+                .contains("| outbox drain | not measured (`bench/run drain`) |")
+                .doesNotContain("met");
+    }
+
+    @Test
+    void aClaimTwiceAsSlowAtAMillionRowsIsTheLimitOfMet() {
+        ClaimResult claim = new ClaimResult(MACHINE, 1_000, 20, 40, 41);
+
+        String headline = new Report(Results.none().with(claim)).headline().markdown();
+
+        assertThat(headline)
+                .contains("| claim of 1,000 with 1,000,000 due rows | 40.0 ms | with 1,000 due rows: 20.0 ms | 2.00× |"
+                        + " ≤ 2.00× | met |")
+                .contains("| claim of 1,000 behind 100,000 rows in backoff | 41.0 ms | with 1,000 due rows: 20.0 ms |"
+                        + " 2.05× | ≤ 2.00× | **missed** |");
+    }
+
+    @Test
+    void aPartOfStagingNoLargerThanTheRunsOwnSpreadIsBelowNoise() {
+        // Adds 0.300 ms: the notification 0.020 (below the 0.050 spread), the WAL 0.100, the rest 0.180.
+        StagingResult.Cost cost =
+                new StagingResult.Cost(0.700, 1.000, 0.980, 0.900, 234, 1_171, 0.3, 0.28, 0.29, 0.17, 0.050);
+        StagingResult staging = new StagingResult(
+                MACHINE,
+                5,
+                3,
+                cost,
+                new StagingResult.Business(1.0, 1.2, 1.2),
+                List.of(
+                        new StagingResult.Concurrency(16, 6_000, 3_000, 2_900, 2_000, 0.97, 0.66),
+                        new StagingResult.Concurrency(64, 6_000, 3_000, 2_600, 2_000, 0.87, 0.66)),
+                List.of(new StagingResult.Api(16, 700, 600, 1.17), new StagingResult.Api(64, 760, 470, 1.62)),
+                0);
+
+        String report = new Report(Results.none().with(staging)).performance();
+
+        assertThat(report)
+                .contains("| the notification to the drain (its trigger and the commit-time queue) | below noise |")
+                .contains("bytes a transaction, 234 without the event) | 0.100 ms |")
+                .contains("| the rest: the row, its index entries, the jsonb envelope, the checks | 0.180 ms |")
+                .contains("| staging at 64 connections, as OutboxStager writes (pgbench) | 2,600 tps |"
+                        + " the same transaction without any wake-up: 3,000 tps | 0.87 | ≥ 0.90 | **missed** |");
+    }
+
+    private static FilterResult filter(double freshThroughput, double noneThroughput) {
+        RoundTrips trip = new RoundTrips(1_000, 0.3);
+        return new FilterResult(
+                MACHINE,
+                20,
+                3,
+                164,
+                new FilterResult.Mode(noneThroughput, 5, 13, 3.0, 7.8),
+                new FilterResult.Mode(freshThroughput, 7.7, 20, 3.9, 9.2),
+                new FilterResult.Mode(4_000, 1.6, 7, 2.5, 7.2),
+                new FilterResult.FilterProfile(trip, trip, trip, trip, trip, 75),
+                0.15,
+                0,
+                "");
+    }
+}
