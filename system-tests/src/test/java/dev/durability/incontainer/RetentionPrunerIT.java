@@ -406,6 +406,10 @@ class RetentionPrunerIT {
         assertThat(count(schema, "event_outbox_default", "true") + count(schema, "event_inbox_default", "true"))
                 .as("every row in its day's partition")
                 .isZero();
+        assertThat(number("SELECT count(*) FROM pg_proc WHERE proname = 'durability_new_uuid7'"
+                        + " AND pronamespace = CAST('" + schema + "' AS regnamespace) AND proconfig IS NULL"))
+                .as("durability_new_uuid7 has no search path of its own, so the statements calling it inline it (V19)")
+                .isEqualTo(1);
 
         String at = "CAST('" + noon + "' AS timestamptz)";
         assertThat(number("SELECT " + schema + ".event_outbox_prune_rows('published', 0, 100, " + at + ") + " + schema
