@@ -29,7 +29,18 @@ public final class Bench {
 
     private Bench() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run(args);
+        } catch (Exception e) {
+            e.printStackTrace();
+            // The clients' threads (RabbitMQ's, HTTP's) must not keep a failed run alive.
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    private static void run(String[] args) throws Exception {
         List<String> names = args.length == 0 ? EXPERIMENTS : Arrays.asList(args);
         for (String name : names) {
             if (!EXPERIMENTS.contains(name) && !name.equals("report")) {
@@ -45,7 +56,8 @@ public final class Bench {
             BenchServers.useTestServerOf(repository);
             Path work = Files.createTempDirectory("bench");
             int batch = Settings.batch();
-            try (BenchServers servers = new BenchServers(batch)) {
+            try (BenchServers servers = new BenchServers(batch);
+                    AutoCloseable recordings = () -> deleteRecursively(work)) {
                 for (String name : names) {
                     if (name.equals("report")) {
                         continue;
@@ -86,5 +98,14 @@ public final class Bench {
         }
         new Report(results).write(repository.resolve("docs"));
         System.out.println("bench: wrote docs/performance.md and docs/performance-sustained.md");
+    }
+
+    /** The run's work folder: its JFR recordings, hundreds of MiB. */
+    private static void deleteRecursively(Path folder) throws java.io.IOException {
+        try (var paths = Files.walk(folder)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 }

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,14 +21,13 @@ import java.util.regex.Pattern;
  * message arrived: by its envelope id, or by its aggregate id (an order's id, which the API's answer names).
  */
 public final class Arrivals implements AutoCloseable {
-    private static final Pattern AGGREGATE = Pattern.compile("\"aggregate_id\"\\s*:\\s*\"([0-9a-f-]{36})\"");
-
     private final Connection connection;
     private final Channel channel;
     private final String queue;
     private final Map<String, Long> arrived = new ConcurrentHashMap<>();
 
-    private Arrivals(Connection connection, String queue, String eventType, boolean byAggregate) throws IOException {
+    /** {@code key} finds a message's id in its body; none: the id is the message's own. */
+    private Arrivals(Connection connection, String queue, String eventType, Pattern key) throws IOException {
         this.connection = connection;
         this.queue = queue;
         this.channel = connection.createChannel();
@@ -41,8 +39,8 @@ public final class Arrivals implements AutoCloseable {
             @Override
             public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
                 long now = System.nanoTime();
-                if (byAggregate) {
-                    Matcher m = AGGREGATE.matcher(new String(body, StandardCharsets.UTF_8));
+                if (key != null) {
+                    Matcher m = key.matcher(new String(body, StandardCharsets.UTF_8));
                     if (m.find()) {
                         arrived.putIfAbsent(m.group(1), now);
                     }
@@ -55,12 +53,22 @@ public final class Arrivals implements AutoCloseable {
 
     /** Arrivals of {@code eventType} by envelope id. */
     public static Arrivals byEnvelopeId(String queue, String eventType) throws IOException {
-        return new Arrivals(Broker.connect("bench arrivals"), queue, eventType, false);
+        return opened(queue, eventType, null);
     }
 
-    /** Arrivals of {@code eventType} by aggregate id. */
-    public static Arrivals byAggregateId(String queue, String eventType) throws IOException {
-        return new Arrivals(Broker.connect("bench arrivals"), queue, eventType, true);
+    /** Arrivals of {@code eventType} by the id in the envelope's field {@code field} (aggregate_id, order_id). */
+    public static Arrivals byField(String queue, String eventType, String field) throws IOException {
+        return opened(queue, eventType, Pattern.compile("\"" + field + "\"\\s*:\\s*\"([0-9a-f-]{36})\""));
+    }
+
+    private static Arrivals opened(String queue, String eventType, Pattern key) throws IOException {
+        Connection connection = Broker.connect("bench arrivals");
+        try {
+            return new Arrivals(connection, queue, eventType, key);
+        } catch (IOException | RuntimeException e) {
+            connection.abort(1_000);
+            throw e;
+        }
     }
 
     /** Waits up to a minute for every id committed to arrive. */
@@ -93,13 +101,8 @@ public final class Arrivals implements AutoCloseable {
     public void close() throws IOException {
         try {
             channel.queueDelete(queue);
-            connection.close(1_000);
-        } catch (com.rabbitmq.client.AlreadyClosedException e) {
-            // gone already
-        } catch (IOException e) {
-            if (!(e.getCause() instanceof TimeoutException)) {
-                throw e;
-            }
+        } finally {
+            connection.abort(1_000);
         }
     }
 }

@@ -100,7 +100,12 @@ public final class Broker {
      */
     public static AutoCloseable sink(String queue) throws IOException {
         Connection connection = connect("bench sink");
-        connection.createChannel().basicConsume(queue, true, (tag, delivery) -> {}, tag -> {});
+        try {
+            connection.createChannel().basicConsume(queue, true, (tag, delivery) -> {}, tag -> {});
+        } catch (IOException | RuntimeException e) {
+            connection.abort(1_000);
+            throw e;
+        }
         return () -> connection.close(1_000);
     }
 

@@ -13,12 +13,8 @@ public final class ClaimStatement {
     private ClaimStatement() {}
 
     public static String of(String schema, int batch) {
-        String query = Arrays.stream(OutboxEvent.class.getAnnotationsByType(NamedNativeQuery.class))
-                .filter(q -> q.name().equals(OutboxEvent.CLAIM))
-                .map(NamedNativeQuery::query)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no named query " + OutboxEvent.CLAIM));
-        return query.replace(ServiceConfig.SCHEMA_TOKEN, schema)
+        return named(OutboxEvent.CLAIM)
+                .replace(ServiceConfig.SCHEMA_TOKEN, schema)
                 .replace("?1", "'00000000-0000-0000-0000-000000000001'")
                 .replace("?2", "'bench'")
                 .replace("?3", "60")
@@ -27,10 +23,18 @@ public final class ClaimStatement {
     }
 
     /**
-     * The settings the drain's claim transaction makes before its claim (OutboxEvent's bound claim statements): the
-     * planner choices that keep the claim on its index.
+     * What the drain's claim transaction sets before its claim, as it ships (OutboxEvent's bound claim statements):
+     * the planner choices that keep the claim on its index, and a statement timeout of a minute.
      */
     public static String planSettings() {
-        return "SELECT set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)";
+        return named(OutboxEvent.BOUND_CLAIM_STATEMENTS).replace("?1", "'60000'");
+    }
+
+    private static String named(String name) {
+        return Arrays.stream(OutboxEvent.class.getAnnotationsByType(NamedNativeQuery.class))
+                .filter(q -> q.name().equals(name))
+                .map(NamedNativeQuery::query)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no named query " + name + " on OutboxEvent"));
     }
 }

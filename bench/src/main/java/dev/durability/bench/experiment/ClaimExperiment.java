@@ -30,7 +30,7 @@ public final class ClaimExperiment {
         servers.close();
         Path claim = Pgbench.script(
                 "claim",
-                "BEGIN;\n" + ClaimStatement.planSettings() + ";\n"
+                "BEGIN;\n" + ClaimStatement.planSettings().replace('\n', ' ') + ";\n"
                         + ClaimStatement.of(S, batch).replace('\n', ' ') + ";\nROLLBACK;\n");
         Database.execute("TRUNCATE " + S + ".event_outbox");
         seed(1_000, "0 s", null);

@@ -71,9 +71,12 @@ public final class FilterExperiment {
         }
         // A quarter of the unkeyed throughput (its mean), where neither the server nor the database queues.
         int rate = (int) (sums.get(Mode.NONE)[0] / 4);
+        List<Double> freshAdded = new java.util.ArrayList<>();
         for (int round = 0; round < rounds; round++) {
             Quiet.await(BenchServers.SCHEMA);
             Outcome outcome = clients.latency(MODES, rate, seconds);
+            freshAdded.add(
+                    outcome.figures().get(1).p50() - outcome.figures().get(0).p50());
             for (int m = 0; m < MODES.size(); m++) {
                 add(sums.get(MODES.get(m)), 3, outcome.figures().get(m).p50());
                 add(sums.get(MODES.get(m)), 4, outcome.figures().get(m).p99());
@@ -87,6 +90,7 @@ public final class FilterExperiment {
                 seconds,
                 rounds,
                 rate,
+                freshAdded,
                 mode(sums.get(Mode.NONE)),
                 mode(sums.get(Mode.FRESH)),
                 mode(sums.get(Mode.REPLAY)),

@@ -93,7 +93,12 @@ public final class StagingExperiment {
                     Quiet.await(S);
                     OrderClients.Outcome outcome = (wokenNow ? wokenClients : unwokenClients)
                             .throughput(List.of(OrderClients.Mode.NONE), clients, seconds);
-                    pair[wokenNow ? 0 : 1] = outcome.figures().get(0).perSecond();
+                    double rate = outcome.figures().get(0).perSecond();
+                    if (rate == 0) {
+                        throw new IllegalStateException((wokenNow ? "the shipped" : "the unwoken")
+                                + " server answered no order in a run of " + clients + " clients: " + outcome.errors());
+                    }
+                    pair[wokenNow ? 0 : 1] = rate;
                     errors[0] += outcome.errorCount();
                 }
                 runs.computeIfAbsent(clients, c -> new ArrayList<>()).add(pair);

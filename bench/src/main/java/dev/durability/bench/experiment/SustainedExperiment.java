@@ -153,8 +153,8 @@ public final class SustainedExperiment {
                     (i + 1) * window,
                     committedPerWindow[i],
                     arrivedPerWindow[i],
-                    lag == null ? 0 : lag.p50(),
-                    lag == null ? 0 : lag.p99(),
+                    lag == null ? -1 : lag.p50(),
+                    lag == null ? -1 : lag.p99(),
                     Long.parseLong(sample[0]),
                     Double.parseDouble(sample[1]),
                     Double.parseDouble(sample[2])));

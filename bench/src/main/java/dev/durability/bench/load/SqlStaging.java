@@ -30,32 +30,44 @@ public final class SqlStaging {
     }
 
     /** One event on schedule after another, noting each commit once the schedule is past its warm-up. */
-    public Commits atRate(Schedule schedule) throws InterruptedException {
+    public Commits atRate(Schedule schedule) throws InterruptedException, SQLException {
         Commits commits = new Commits();
+        List<Connection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
         ExecutorService stagers = Executors.newFixedThreadPool(CONNECTIONS);
         ThreadLocal<PreparedStatement> statements = ThreadLocal.withInitial(() -> {
             try {
-                return Database.connect(schema).prepareStatement(INSERT);
+                Connection connection = Database.connect(schema);
+                connections.add(connection);
+                return connection.prepareStatement(INSERT);
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         });
-        for (long due = schedule.start(); due < schedule.end(); due += schedule.interval()) {
-            Schedule.sleepUntil(due);
-            boolean counted = due >= schedule.measured();
-            stagers.execute(() -> {
-                try {
-                    String id = stage(statements.get());
-                    if (counted) {
-                        commits.committed(id);
+        try {
+            for (long due = schedule.start(); due < schedule.end(); due += schedule.interval()) {
+                Schedule.sleepUntil(due);
+                boolean counted = due >= schedule.measured();
+                stagers.execute(() -> {
+                    try {
+                        String id = stage(statements.get());
+                        if (counted) {
+                            commits.committed(id);
+                        }
+                    } catch (RuntimeException | SQLException e) {
+                        commits.refused();
                     }
-                } catch (RuntimeException | SQLException e) {
-                    commits.refused();
-                }
-            });
+                });
+            }
+            stagers.shutdown();
+            if (!stagers.awaitTermination(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the stagers did not commit their events within a minute of the load");
+            }
+        } finally {
+            stagers.shutdownNow();
+            for (Connection connection : connections) {
+                connection.close();
+            }
         }
-        stagers.shutdown();
-        stagers.awaitTermination(1, TimeUnit.MINUTES);
         return commits;
     }
 

@@ -3,6 +3,7 @@ package dev.durability.bench.profile;
 import dev.durability.bench.results.CpuShare;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -12,8 +13,8 @@ import java.util.List;
  * the whole machine's busy share.
  */
 public final class CpuTime {
-    /** Clock ticks per second of /proc's figures (USER_HZ; 100 on Linux). */
-    private static final double TICKS_PER_SECOND = 100;
+    /** Clock ticks per second of /proc's figures (USER_HZ), as getconf says. */
+    private static final double TICKS_PER_SECOND = clockTicks();
 
     private final Collection<Long> libertyPids;
     private long liberty;
@@ -73,14 +74,28 @@ public final class CpuTime {
         return 100.0 * (after[0] - before[0]) / Math.max(1, after[1] - before[1]);
     }
 
-    private static long ticksOf(String executable) {
-        return ticks(ProcessHandle.allProcesses()
-                .filter(p -> p.info()
-                        .command()
-                        .map(c -> c.endsWith("/" + executable))
-                        .orElse(false))
+    /**
+     * The CPU ticks of every process whose command name is {@code name}, read from /proc/PID/comm as pgrep reads it:
+     * anyone may read that, where the executable's path needs the processes' own user or ptrace.
+     */
+    private static long ticksOf(String name) {
+        List<Long> pids = ProcessHandle.allProcesses()
                 .map(ProcessHandle::pid)
-                .toList());
+                .filter(pid -> name.equals(command(pid)))
+                .toList();
+        if (pids.isEmpty()) {
+            throw new IllegalStateException("no process named " + name + " runs here: its CPU time cannot be counted");
+        }
+        return ticks(pids);
+    }
+
+    private static String command(long pid) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(pid), "comm"))
+                    .trim();
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     private static long ticks(Collection<Long> pids) {
@@ -89,13 +104,28 @@ public final class CpuTime {
             try {
                 String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
                 // Fields after the command's closing parenthesis: utime and stime are the 14th and 15th of the line.
-                List<String> fields =
-                        List.of(stat.substring(stat.lastIndexOf(')') + 2).split(" "));
-                sum += Long.parseLong(fields.get(11)) + Long.parseLong(fields.get(12));
-            } catch (IOException | RuntimeException e) {
-                // a process that ended meanwhile counts for nothing
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                sum += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            } catch (NoSuchFileException e) {
+                // a process that ended meanwhile counts for nothing more
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read the CPU time of process " + pid, e);
             }
         }
         return sum;
+    }
+
+    private static double clockTicks() {
+        try {
+            Process getconf = new ProcessBuilder("getconf", "CLK_TCK").start();
+            String ticks = new String(getconf.getInputStream().readAllBytes()).trim();
+            getconf.waitFor();
+            return Double.parseDouble(ticks);
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException("getconf CLK_TCK failed: /proc's CPU times cannot be read", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -131,8 +131,11 @@ final class Plots {
         }
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
-            if (process.waitFor() != 0 || !output.isBlank()) {
+            if (process.waitFor() != 0) {
                 throw new IOException("gnuplot failed:\n" + output + "\n" + script);
+            }
+            if (!output.isBlank()) {
+                System.err.println("gnuplot: " + output.strip());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -36,7 +36,8 @@ public record SustainedResult(
 
     /**
      * The last window's figure against the one at {@link #SETTLED_SECONDS}: before, the table only fills. Flat is
-     * within 1.5 times.
+     * within 1.5 times. NaN when either is missing (a sample that failed, a window where nothing arrived is -1), so
+     * a missing figure never reads as flat.
      */
     public double growth(java.util.function.ToDoubleFunction<Window> figure) {
         Window settled = windows.stream()
@@ -45,6 +46,11 @@ public record SustainedResult(
                 .orElse(windows.get(0));
         double first = figure.applyAsDouble(settled);
         double last = figure.applyAsDouble(windows.get(windows.size() - 1));
-        return first > 0 ? last / first : Double.NaN;
+        return first > 0 && last >= 0 ? last / first : Double.NaN;
+    }
+
+    /** Whether every event committed arrived, in every window. */
+    public boolean complete() {
+        return windows.stream().allMatch(w -> w.arrived() == w.committed());
     }
 }

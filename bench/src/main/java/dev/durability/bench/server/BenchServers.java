@@ -96,10 +96,25 @@ public final class BenchServers implements AutoCloseable {
         Map<String, String> all = new LinkedHashMap<>(env);
         all.put("DB_SCHEMA", schema);
         LibertyServer server = create(name, port, all);
-        server.start();
-        server.awaitApplicationStarted();
-        BenchSchema.inService(schema);
+        startOrStop(server);
+        try {
+            BenchSchema.inService(schema);
+        } catch (SQLException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
         return server;
+    }
+
+    /** Starts a server; one whose application did not start is stopped, not left running. */
+    private static void startOrStop(LibertyServer server) throws IOException {
+        try {
+            server.start();
+            server.awaitApplicationStarted();
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
     }
 
     private LibertyServer started(String name, int port, Map<String, String> env) {
@@ -115,8 +130,7 @@ public final class BenchServers implements AutoCloseable {
             all.put("DB_SCHEMA", SCHEMA);
             all.put("DURABILITY_OUTBOX_BATCH_SIZE", Integer.toString(batch));
             server = create(name, port, all);
-            server.start();
-            server.awaitApplicationStarted();
+            startOrStop(server);
             running.put(name, server);
             if (!schemaMade) {
                 BenchSchema.inService(SCHEMA);

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durability.bench.results.ClaimResult;
 import dev.durability.bench.results.FilterResult;
+import dev.durability.bench.results.LagResult;
 import dev.durability.bench.results.Machine;
+import dev.durability.bench.results.Percentiles;
 import dev.durability.bench.results.Results;
 import dev.durability.bench.results.RoundTrips;
 import dev.durability.bench.results.StagingResult;
+import dev.durability.bench.results.SustainedResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -77,9 +80,79 @@ class ReportTest {
         assertThat(report)
                 .contains("| the notification to the drain (its trigger and the commit-time queue) | below noise |")
                 .contains("bytes a transaction, 234 without the event) | 0.100 ms |")
-                .contains("| the rest: the row, its index entries, the jsonb envelope, the checks | 0.180 ms |")
+                .contains("the jsonb envelope, the checks (four variants' medians: twice the spread) | 0.180 ms |")
                 .contains("| staging at 64 connections, as OutboxStager writes (pgbench) | 2,600 tps |"
                         + " the same transaction without any wake-up: 3,000 tps | 0.87 | ≥ 0.90 | **missed** |");
+    }
+
+    @Test
+    void apiLagIsMetOnlyWhenEveryOrderArrivedAndTheConsumersEffectMeetsItToo() {
+        Percentiles fast = new Percentiles(5, 20, 40);
+        Percentiles slow = new Percentiles(15, 90, 140);
+        LagResult.Effect shippedFast = new LagResult.Effect(2_000, fast, 2_000, fast);
+        LagResult lag = new LagResult(
+                MACHINE,
+                20,
+                600,
+                300,
+                List.of(
+                        new LagResult.LagLoad(LagResult.Path.API, 100, 2_000, 2_000, fast, shippedFast),
+                        new LagResult.LagLoad(
+                                LagResult.Path.API,
+                                300,
+                                6_000,
+                                6_000,
+                                fast,
+                                new LagResult.Effect(6_000, fast, 6_000, slow)),
+                        new LagResult.LagLoad(LagResult.Path.SQL, 500, 10_000, 9_999, fast, null)),
+                null,
+                "");
+
+        String headline = new Report(Results.none().with(lag)).headline().markdown();
+
+        assertThat(headline)
+                .contains("| lag through the API at 100 orders/s, to order.placed, p50 / p99 | 5.00 ms / 40.0 ms |"
+                        + "  |  | ≤ 20.0 ms / ≤ 100 ms | met |")
+                .contains("(300 of 600 orders/s), to order.placed, p99 | 40.0 ms |  |  | ≤ 250 ms | met |")
+                .contains("(300 of 600 orders/s), to the consumer's shipments row committed (at most: to the arrival"
+                        + " of the shipment.created staged with it), p99 | 140 ms |  |  | ≤ 250 ms | met |")
+                .contains("| lag staged in SQL at 500 events/s, p50 / p99 | 5.00 ms / 40.0 ms (9,999 of 10,000 arrived)"
+                        + " |  |  | ≤ 10.0 ms / ≤ 50.0 ms | **missed** |");
+    }
+
+    @Test
+    void aSustainedFigureThatWasNotSampledIsMissedNotFlat() {
+        SustainedResult sustained = new SustainedResult(
+                MACHINE,
+                600,
+                60,
+                "PT2M",
+                "PT4M",
+                "PT30S",
+                12_000,
+                3_000,
+                1_000_000,
+                List.of(
+                        new SustainedResult.Window(180, 180_000, 180_000, 10, 50, 400_000, 700, 4.5),
+                        new SustainedResult.Window(600, 180_000, 180_000, 10, 52, -1, -1, -1)));
+
+        String headline = new Report(Results.none().with(sustained)).headline().markdown();
+
+        assertThat(headline)
+                .contains("| outbox size on disk under it, the last window against the one ending at 180 s | missing |")
+                .contains("| lag p99 under it, the last window against the one ending at 180 s | 1.04× |  |  |"
+                        + " flat: ≤ 1.50× | met |");
+    }
+
+    @Test
+    void theFiltersOwnWorkWithinTheRunsSpreadIsBelowNoise() {
+        // Adds 3.9 - 3.0 = 0.9 ms, its round trips 0.3 + 0.3: own work 0.3 ms, within the rounds' 0.6 to 1.1.
+        String headline =
+                new Report(Results.none().with(filter(1_000, 1_300))).headline().markdown();
+
+        assertThat(headline)
+                .contains("| the filter's own work in a fresh key's added median | below noise (0.300 ms; the added"
+                        + " median's runs differ by up to 0.50 ms) |");
     }
 
     private static FilterResult filter(double freshThroughput, double noneThroughput) {
@@ -89,6 +162,7 @@ class ReportTest {
                 20,
                 3,
                 164,
+                List.of(0.6, 0.9, 1.1),
                 new FilterResult.Mode(noneThroughput, 5, 13, 3.0, 7.8),
                 new FilterResult.Mode(freshThroughput, 7.7, 20, 3.9, 9.2),
                 new FilterResult.Mode(4_000, 1.6, 7, 2.5, 7.2),
