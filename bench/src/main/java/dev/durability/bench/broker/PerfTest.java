@@ -1,8 +1,8 @@
 package dev.durability.bench.broker;
 
+import dev.durability.bench.tool.Tool;
 import dev.durability.it.Coordinates;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,39 +28,33 @@ public final class PerfTest {
         if (!Files.isDirectory(JARS)) {
             throw new IllegalStateException(JARS + " is missing: bench/run fetches PerfTest there");
         }
-        Process process = new ProcessBuilder(List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        JARS + "/*",
-                        "com.rabbitmq.perf.PerfTest",
-                        "-h",
-                        "amqp://" + Coordinates.brokerUser() + ":" + Coordinates.brokerPassword() + "@"
-                                + Coordinates.brokerHost() + ":" + Coordinates.brokerPort(),
-                        "-x",
-                        "1",
-                        "-y",
-                        "1",
-                        "-c",
-                        "100",
-                        "-s",
-                        Integer.toString(bytes),
-                        "-f",
-                        "persistent",
-                        "-u",
-                        QUEUE,
-                        "-ad",
-                        "false",
-                        "-a",
-                        "-z",
-                        Integer.toString(seconds)))
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String output;
         try {
-            process.waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            output = Tool.run(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp",
+                    JARS + "/*",
+                    "com.rabbitmq.perf.PerfTest",
+                    "-h",
+                    "amqp://" + Coordinates.brokerUser() + ":" + Coordinates.brokerPassword() + "@"
+                            + Coordinates.brokerHost() + ":" + Coordinates.brokerPort(),
+                    "-x",
+                    "1",
+                    "-y",
+                    "1",
+                    "-c",
+                    "100",
+                    "-s",
+                    Integer.toString(bytes),
+                    "-f",
+                    "persistent",
+                    "-u",
+                    QUEUE,
+                    "-ad",
+                    "false",
+                    "-a",
+                    "-z",
+                    Integer.toString(seconds)));
         } finally {
             Broker.delete(QUEUE);
         }

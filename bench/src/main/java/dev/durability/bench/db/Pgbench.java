@@ -1,5 +1,6 @@
 package dev.durability.bench.db;
 
+import dev.durability.bench.tool.Tool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -90,18 +91,6 @@ public final class Pgbench {
     }
 
     private static String run(List<String> command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().putAll(Database.clientEnvironment());
-        Process process = builder.start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (process.waitFor() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        return output;
+        return Tool.run(command, Database.clientEnvironment(), null);
     }
 }

@@ -1,6 +1,7 @@
 package dev.durability.bench.profile;
 
 import dev.durability.bench.results.CpuShare;
+import dev.durability.bench.tool.Tool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -117,15 +118,9 @@ public final class CpuTime {
 
     private static double clockTicks() {
         try {
-            Process getconf = new ProcessBuilder("getconf", "CLK_TCK").start();
-            String ticks = new String(getconf.getInputStream().readAllBytes()).trim();
-            getconf.waitFor();
-            return Double.parseDouble(ticks);
+            return Double.parseDouble(Tool.run(List.of("getconf", "CLK_TCK")).trim());
         } catch (IOException | NumberFormatException e) {
             throw new IllegalStateException("getconf CLK_TCK failed: /proc's CPU times cannot be read", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

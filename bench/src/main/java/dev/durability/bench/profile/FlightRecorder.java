@@ -1,7 +1,7 @@
 package dev.durability.bench.profile;
 
+import dev.durability.bench.tool.Tool;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,15 +45,6 @@ public final class FlightRecorder {
     }
 
     private static void jcmd(List<String> command) throws IOException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (process.waitFor() != 0) {
-                throw new IOException(String.join(" ", command) + " failed:\n" + output);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        }
+        Tool.run(command);
     }
 }

@@ -2,6 +2,7 @@ package dev.durability.bench.report;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.function.DoubleFunction;
 import java.util.stream.Collectors;
 
 /** Figures as a reader takes them in at a glance: thousands grouped, as many decimals as the magnitude needs. */
@@ -34,33 +35,31 @@ final class Numbers {
         return String.format(Locale.ROOT, "%.2f", value);
     }
 
-    /**
-     * A ratio beside its target: with a third decimal where two would read as the target itself, so a miss by less
-     * than the rounding does not read as met (0.696 against 0.70).
-     */
-    static String ratio(double value, double target) {
-        return ratio(value).equals(ratio(target)) && value != target
-                ? String.format(Locale.ROOT, "%.3f", value)
-                : ratio(value);
-    }
-
     /** A ratio to a run of our own: 1.15×. */
     static String times(double value) {
         return String.format(Locale.ROOT, "%.2f×", value);
     }
 
-    /** A ratio to a run of our own beside its target, a third decimal where two would read as the target. */
-    static String times(double value, double target) {
-        return times(value).equals(times(target)) && value != target
-                ? String.format(Locale.ROOT, "%.3f×", value)
-                : times(value);
+    /**
+     * A figure beside its target: a third decimal where the usual format would read as the target itself, so a miss
+     * by less than the rounding does not read as met (0.696 against 0.70).
+     */
+    static String ratio(double value, double target) {
+        return beside(value, target, Numbers::ratio, "%.3f");
     }
 
-    /** Milliseconds beside a target, a third decimal where the usual ones would read as the target. */
+    static String times(double value, double target) {
+        return beside(value, target, Numbers::times, "%.3f×");
+    }
+
     static String ms(double value, double target) {
-        return ms(value).equals(ms(target)) && value != target
-                ? String.format(Locale.ROOT, "%.3f ms", value)
-                : ms(value);
+        return beside(value, target, Numbers::ms, "%.3f ms");
+    }
+
+    private static String beside(double value, double target, DoubleFunction<String> usual, String precise) {
+        return usual.apply(value).equals(usual.apply(target)) && value != target
+                ? String.format(Locale.ROOT, precise, value)
+                : usual.apply(value);
     }
 
     static String percent(double value) {
@@ -76,7 +75,7 @@ final class Numbers {
     }
 
     /** Several figures of the same kind, one per round: 1,282 / 1,665 / 1,652. */
-    static String rounds(List<Double> values, java.util.function.DoubleFunction<String> format) {
+    static String rounds(List<Double> values, DoubleFunction<String> format) {
         return values.stream().map(v -> format.apply(v)).collect(Collectors.joining(" / "));
     }
 }

@@ -4,8 +4,8 @@ import dev.durability.bench.results.DrainResult;
 import dev.durability.bench.results.LagResult;
 import dev.durability.bench.results.LagResult.LagLoad;
 import dev.durability.bench.results.SustainedResult;
+import dev.durability.bench.tool.Tool;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -120,26 +120,9 @@ final class Plots {
     }
 
     private static void gnuplot(String script) throws IOException {
-        Process process;
-        try {
-            process = new ProcessBuilder("gnuplot").redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new IOException("the report's plots need gnuplot (Debian: apt-get install gnuplot-nox)", e);
-        }
-        try (var input = process.getOutputStream()) {
-            input.write(script.getBytes(StandardCharsets.UTF_8));
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (process.waitFor() != 0) {
-                throw new IOException("gnuplot failed:\n" + output + "\n" + script);
-            }
-            if (!output.isBlank()) {
-                System.err.println("gnuplot: " + output.strip());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
+        String output = Tool.run(List.of("gnuplot"), java.util.Map.of(), script);
+        if (!output.isBlank()) {
+            System.err.println("gnuplot: " + output.strip());
         }
     }
 }
