@@ -33,7 +33,7 @@ public final class Bench {
         try {
             run(args);
         } catch (Exception e) {
-            e.printStackTrace();
+            System.getLogger(Bench.class.getName()).log(System.Logger.Level.ERROR, "bench/run failed", e);
             // The clients' threads (RabbitMQ's, HTTP's) must not keep a failed run alive.
             System.exit(1);
         }

@@ -106,7 +106,7 @@ public final class SustainedExperiment {
     /** Stages for the run's seconds, sampling the table at the end of each window; the windows' figures. */
     private List<Window> stage() throws Exception {
         int windows = seconds / window;
-        String[] samples = new String[windows];
+        Sample[] samples = new Sample[windows];
         long windowNanos = TimeUnit.SECONDS.toNanos(window);
         String claim = ClaimStatement.of(SCHEMA, batch);
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
@@ -148,22 +148,26 @@ public final class SustainedExperiment {
             Collections.sort(lags.get(i));
             Percentiles lag = Percentiles.ofSortedNanos(lags.get(i));
             // A sample that failed (it said why on stderr) shows as -1: no figure rather than a false one.
-            String[] sample = (samples[i] == null ? "-1 -1 -1" : samples[i]).split(" ");
+            Sample sample = samples[i] == null ? Sample.MISSING : samples[i];
             result.add(new Window(
                     (i + 1) * window,
                     committedPerWindow[i],
                     arrivedPerWindow[i],
                     lag == null ? -1 : lag.p50(),
                     lag == null ? -1 : lag.p99(),
-                    Long.parseLong(sample[0]),
-                    Double.parseDouble(sample[1]),
-                    Double.parseDouble(sample[2])));
+                    sample.rows(),
+                    sample.mib(),
+                    sample.claimMs()));
         }
         return result;
     }
 
-    /** "rows mib claim_ms": the outbox's rows, its size with its indexes, and the mean of a few claims. */
-    private static String sample(Connection database, String claim) {
+    /** The outbox's rows, its size with its indexes, and the mean of a few claims, at the end of a window. */
+    private record Sample(long rows, double mib, double claimMs) {
+        static final Sample MISSING = new Sample(-1, -1, -1);
+    }
+
+    private static Sample sample(Connection database, String claim) {
         try (Statement statement = database.createStatement()) {
             long rows;
             double mib;
@@ -185,7 +189,7 @@ public final class SustainedExperiment {
                 database.rollback();
             }
             database.setAutoCommit(true);
-            return rows + " " + mib + " " + total / 1e6 / CLAIMS_PER_SAMPLE;
+            return new Sample(rows, mib, total / 1e6 / CLAIMS_PER_SAMPLE);
         } catch (Exception e) {
             System.err.println("sample failed: " + e);
             try {

@@ -2,6 +2,7 @@ package dev.durability.bench.http;
 
 import dev.durability.bench.load.Commits;
 import dev.durability.bench.load.Schedule;
+import dev.durability.bench.results.Percentiles;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -226,9 +227,7 @@ public final class OrderClients {
                 List<Long> sorted = new ArrayList<>(measured);
                 Collections.sort(sorted);
                 figures.add(new Figures(
-                        sorted.size() / elapsed,
-                        sorted.get(sorted.size() / 2) / 1e6,
-                        sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(sorted.size() * 0.99) - 1)) / 1e6));
+                        sorted.size() / elapsed, Percentiles.at(sorted, 0.50), Percentiles.at(sorted, 0.99)));
             }
             Map<String, Long> counted = new java.util.TreeMap<>();
             errors.forEach((status, count) -> counted.put(status, count.get()));
