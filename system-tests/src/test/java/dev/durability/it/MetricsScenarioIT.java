@@ -39,6 +39,10 @@ class MetricsScenarioIT {
                 "durability_outbox_oldest_pending_age_seconds",
                 "durability_outbox_unpublished_beyond_grace",
                 "durability_outbox_publish_lag_seconds_bucket",
+                "durability_outbox_drain_step_seconds_bucket{step=\"claim\"",
+                "durability_outbox_drain_step_seconds_bucket{step=\"send\"",
+                "durability_outbox_drain_step_seconds_bucket{step=\"confirm\"",
+                "durability_outbox_drain_step_seconds_bucket{step=\"stamp\"",
                 "durability_outbox_drain_last_tick_timestamp_seconds",
                 "durability_outbox_published_total",
                 "durability_outbox_publish_failures_total",
@@ -96,6 +100,8 @@ class MetricsScenarioIT {
                 .containsExactlyElementsOf(LAG_BUCKETS);
         assertThat(buckets(text, "durability_inbox_handling_seconds_bucket", SHIPMENTS))
                 .containsExactlyElementsOf(HANDLING_BUCKETS);
+        assertThat(buckets(text, "durability_outbox_drain_step_seconds_bucket", "step=\"stamp\""))
+                .containsExactlyElementsOf(HANDLING_BUCKETS);
         assertThat(text)
                 .as("each table's retention measured at start: a number, not NaN (unknown)")
                 .containsPattern("(?m)^durability_retention_overdue_seconds\\{(?=[^}]*table=\"event_outbox\")"
@@ -141,7 +147,17 @@ class MetricsScenarioIT {
                 .containsEntry("dedup hits", 0.0)
                 .containsEntry("retries", 0.0)
                 .containsEntry("dead lettered", 0.0)
-                .containsEntry("publish failures", 0.0);
+                .containsEntry("publish failures", 0.0)
+                // Two batches, order.placed and later the shipment.created its consumer staged: each went through
+                // every step once (a claim that found nothing is not a batch).
+                .containsEntry("claim steps", 2.0)
+                .containsEntry("send steps", 2.0)
+                .containsEntry("confirm steps", 2.0)
+                .containsEntry("stamp steps", 2.0);
+        assertThat(moved.get("stamp seconds"))
+                .as("the two stamps' transactions took some time, well under the stamp budget")
+                .isPositive()
+                .isLessThan(30.0);
         assertThat(after.get("depth")).isZero();
         assertThat(after.get("beyond grace")).isZero();
     }
@@ -168,6 +184,15 @@ class MetricsScenarioIT {
         values.put("dedup hits", Http.metric(server, "durability_inbox_dedup_hits_total", SHIPMENTS));
         values.put("retries", Http.metric(server, "durability_inbox_retries_total", SHIPMENTS));
         values.put("dead lettered", Http.metric(server, "durability_inbox_dead_lettered_total", SHIPMENTS));
+        for (String step : List.of("claim", "send", "confirm", "stamp")) {
+            values.put(
+                    step + " steps",
+                    Http.metric(
+                            server, "durability_outbox_drain_step_seconds_count", "step=\"" + step + "\"", SERVICE));
+        }
+        values.put(
+                "stamp seconds",
+                Http.metric(server, "durability_outbox_drain_step_seconds_sum", "step=\"stamp\"", SERVICE));
         values.put("depth", Http.metric(server, "durability_outbox_depth"));
         values.put("beyond grace", Http.metric(server, "durability_outbox_unpublished_beyond_grace"));
         return values;

@@ -9,6 +9,7 @@ import dev.durability.outbox.control.BrokerReadiness;
 import dev.durability.outbox.control.Claim;
 import dev.durability.outbox.control.ConfirmedPublisher;
 import dev.durability.outbox.control.DrainLoop;
+import dev.durability.outbox.control.DrainStep;
 import dev.durability.outbox.control.DrainWakeUp;
 import dev.durability.outbox.control.OutboxClaims;
 import dev.durability.outbox.control.OutboxConfig;
@@ -230,7 +231,11 @@ public class OutboxDrainTimer {
                             null);
                     return DrainLoop.Next.STOP;
                 }
+                long claiming = System.nanoTime();
                 Claim claim = inTransaction(claims::claim);
+                if (!claim.isEmpty()) {
+                    metrics.stepTook(DrainStep.CLAIM, System.nanoTime() - claiming);
+                }
                 if (claim.recovered() > 0) {
                     metrics.leaseRecovered(claim.recovered());
                     LOG.warning(() -> "Recovered " + claim.recovered() + " outbox rows whose claim lease expired");
@@ -268,7 +273,15 @@ public class OutboxDrainTimer {
      */
     private ConfirmedPublisher.Sent send(Claim claim, BrokerReadiness broker) {
         BrokerReadiness sending = broker.isReady() ? publisher.readyAfterIdle() : broker;
-        return sending.isReady() ? publisher.send(claim) : ConfirmedPublisher.unsent(claim, sending);
+        if (!sending.isReady()) {
+            return ConfirmedPublisher.unsent(claim, sending);
+        }
+        long start = System.nanoTime();
+        ConfirmedPublisher.Sent sent = publisher.send(claim);
+        if (sent.written()) {
+            metrics.stepTook(DrainStep.SEND, System.nanoTime() - start);
+        }
+        return sent;
     }
 
     /**
@@ -277,7 +290,11 @@ public class OutboxDrainTimer {
      * stamped. Its outcomes are known now, which is all the drain's next decision needs.
      */
     private List<PublishOutcome> settle(ConfirmedPublisher.Sent sent) throws Exception {
+        long waiting = System.nanoTime();
         List<PublishOutcome> outcomes = publisher.settle(sent);
+        if (sent.written()) {
+            metrics.stepTook(DrainStep.CONFIRM, System.nanoTime() - waiting);
+        }
         Exception earlier = null;
         try {
             awaitStamps();
@@ -293,7 +310,10 @@ public class OutboxDrainTimer {
                 CompletableFuture.supplyAsync(
                         () -> {
                             try {
-                                return retries.run(() -> stamps.commit(token, outcomes));
+                                long stamping = System.nanoTime();
+                                List<Double> lags = retries.run(() -> stamps.commit(token, outcomes));
+                                metrics.stepTook(DrainStep.STAMP, System.nanoTime() - stamping);
+                                return lags;
                             } catch (Exception e) {
                                 throw new CompletionException(e);
                             }

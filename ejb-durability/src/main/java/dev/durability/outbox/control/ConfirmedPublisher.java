@@ -242,6 +242,11 @@ public class ConfirmedPublisher {
         public Claim claim() {
             return claim;
         }
+
+        /** Whether messages of it went to the broker's channel, so that its confirms are awaited. */
+        public boolean written() {
+            return !ids.isEmpty();
+        }
     }
 
     /** Every row of a claim the broker could not take: handed back when it blocks, failed when unreachable. */

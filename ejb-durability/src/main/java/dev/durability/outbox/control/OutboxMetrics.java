@@ -11,7 +11,9 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -54,6 +56,7 @@ public class OutboxMetrics {
     private Counter leaseRecoveries;
     private Counter tickFailures;
     private Timer publishLag;
+    private final Map<DrainStep, Timer> steps = new EnumMap<>(DrainStep.class);
     private final ShortLivedValue<Status> status =
             new ShortLivedValue<>(this::readStatus, STATUS_PERIOD, System::nanoTime);
     private volatile long lastTickNanos = System.nanoTime();
@@ -89,6 +92,19 @@ public class OutboxMetrics {
                         "Time from staging (created_at) to the row being stamped published after the broker's confirm, on the database clock",
                         MetricUnits.SECONDS),
                 source);
+        for (DrainStep step : DrainStep.values()) {
+            steps.put(
+                    step,
+                    registry.timer(
+                            metadata(
+                                    "durability_outbox_drain_step",
+                                    "Time one batch spent in a step of this server's drain: claim and stamp (each a "
+                                            + "transaction), send (writing its messages), confirm (waiting for the "
+                                            + "broker's confirms)",
+                                    MetricUnits.SECONDS),
+                            new Tag("step", step.label()),
+                            source));
+        }
         // A timestamp, not an age (Prometheus's convention for liveness): the value says when the tick ended, and a
         // rule or panel ages it on Prometheus's clock, time() - x, at any evaluation between scrapes.
         registry.gauge(
@@ -130,6 +146,11 @@ public class OutboxMetrics {
     public void published(List<Double> lagSeconds) {
         published.inc(lagSeconds.size());
         lagSeconds.forEach(lag -> publishLag.update(Duration.ofMillis(Math.max(0, Math.round(lag * 1000)))));
+    }
+
+    /** A batch spent this long in a step of the drain. */
+    public void stepTook(DrainStep step, long nanos) {
+        steps.get(step).update(Duration.ofNanos(nanos));
     }
 
     /** How long ago this server's drain last ended a tick, successful or not. */
