@@ -4,6 +4,8 @@ import dev.durability.bench.broker.Broker;
 import dev.durability.bench.broker.PerfTest;
 import dev.durability.bench.db.CommitLimit;
 import dev.durability.bench.db.Database;
+import dev.durability.bench.http.OrderClients;
+import dev.durability.bench.http.ServerMetrics;
 import dev.durability.bench.profile.CpuTime;
 import dev.durability.bench.profile.FlightRecorder;
 import dev.durability.bench.profile.Recording;
@@ -12,6 +14,7 @@ import dev.durability.bench.results.DrainResult.DrainProfile;
 import dev.durability.bench.results.DrainResult.DrainRun;
 import dev.durability.bench.results.Machine;
 import dev.durability.bench.results.RoundTrips;
+import dev.durability.bench.results.StepTime;
 import dev.durability.bench.server.BenchServers;
 import dev.durability.it.LibertyServer;
 import java.nio.file.Files;
@@ -34,6 +37,11 @@ public final class DrainExperiment {
     /** The drain's database round trips: its claims' statements, its claim transactions' commits, its stamps. */
     static final List<String> DRAIN_TRIPS = List.of(
             "OutboxClaims\\.claim$", "OutboxDrainTimer\\.inTransaction$", "OutboxClaims\\.(lambda.)?stamp|ClaimStamps");
+
+    /** The server's own timing of each step a batch goes through (docs/metrics.md). */
+    private static final String STEP_METRIC = "durability_outbox_drain_step_seconds";
+
+    private static final List<String> STEPS = List.of("claim", "send", "confirm", "stamp");
 
     private final BenchServers servers;
     private final int rows;
@@ -58,10 +66,12 @@ public final class DrainExperiment {
         try (AutoCloseable sink = Broker.sink(QUEUE)) {
             Path samples = work.resolve("drain-samples.jfr");
             // 8 s of samples from 3 s in: the drain's steady state, not its first claims.
+            String metricsBefore = metrics(first);
             DrainRun one = drain(() -> inBackground(() -> {
                 Thread.sleep(3_000);
                 recorder.startFor("bench-samples", samples, 8);
             }));
+            List<StepTime> steps = steps(metricsBefore, metrics(first));
             double rss = residentMiB(first.pid());
             double lagP95 = Database.number("SELECT coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY"
                     + " EXTRACT(EPOCH FROM published_at - created_at)), 0) FROM " + BenchServers.SCHEMA
@@ -91,7 +101,8 @@ public final class DrainExperiment {
                     lagP95,
                     oneProfile,
                     twoProfile,
-                    new DrainResult.CpuSamples(sampled.samples(), sampled.leafFrames(6), sampled.ownFrames(6)));
+                    new DrainResult.CpuSamples(sampled.samples(), sampled.leafFrames(6), sampled.ownFrames(6)),
+                    steps);
         } finally {
             Broker.delete(QUEUE);
         }
@@ -138,6 +149,24 @@ public final class DrainExperiment {
         double busy = CpuTime.busyPercent(before, CpuTime.machineTicks());
         List<RoundTrips> trips = Recording.of(file).roundTrips(DRAIN_TRIPS);
         return new DrainProfile(trips.get(0), trips.get(1), trips.get(2), trips.get(3), busy);
+    }
+
+    private static String metrics(LibertyServer server) throws Exception {
+        return new OrderClients(server.uri()).get(server.uri().resolve("/metrics"));
+    }
+
+    /** Each drain step's batches and mean time between two readings of the server's step metric. */
+    private static List<StepTime> steps(String before, String after) {
+        return STEPS.stream()
+                .map(step -> {
+                    String label = "step=\"" + step + "\"";
+                    double count = ServerMetrics.sample(after, STEP_METRIC + "_count", label)
+                            - ServerMetrics.sample(before, STEP_METRIC + "_count", label);
+                    double sum = ServerMetrics.sample(after, STEP_METRIC + "_sum", label)
+                            - ServerMetrics.sample(before, STEP_METRIC + "_sum", label);
+                    return new StepTime(step, Math.round(count), count > 0 ? sum * 1000 / count : Double.NaN);
+                })
+                .toList();
     }
 
     private static double residentMiB(long pid) throws java.io.IOException {

@@ -110,7 +110,10 @@ public final class CpuTime {
             } catch (NoSuchFileException e) {
                 // a process that ended meanwhile counts for nothing more
             } catch (IOException e) {
-                throw new IllegalStateException("cannot read the CPU time of process " + pid, e);
+                // One that ends while its stat is read fails the read with ESRCH ("No such process"), not as missing.
+                if (Files.exists(Path.of("/proc", Long.toString(pid)))) {
+                    throw new IllegalStateException("cannot read the CPU time of process " + pid, e);
+                }
             }
         }
         return sum;

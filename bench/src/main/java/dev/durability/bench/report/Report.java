@@ -23,12 +23,14 @@ import dev.durability.bench.results.Percentiles;
 import dev.durability.bench.results.Results;
 import dev.durability.bench.results.RoundTrips;
 import dev.durability.bench.results.StagingResult;
+import dev.durability.bench.results.StepTime;
 import dev.durability.bench.results.SustainedResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
@@ -359,6 +361,7 @@ public final class Report {
                 + whole(d.commitsFour()) + " (four). The first server's resident memory after it: "
                 + mib(d.serverRssMiB()) + "; the seeded rows' publish lag p95 (staged at once): "
                 + seconds(d.publishLagP95Seconds()) + ".\n\n"
+                + steps(d.steps())
                 + "The first server's database round trips in one more drain of each kind, every socket call timed:\n\n"
                 + "| | claims' statements | claims' commits | stamps | all | cores busy |\n|---|---|---|---|---|---|\n"
                 + profileRow("one server", one) + profileRow("two servers", two)
@@ -367,6 +370,20 @@ public final class Report {
                 + whole(d.samples().count()) + "), their"
                 + " leaf frames: " + frames(d.samples().leaves()) + "; the first frame of Durability's own code in"
                 + " them: " + frames(d.samples().ownFrames()) + ".\n";
+    }
+
+    /** Where a batch's time went, as the first server's own step metric timed it. */
+    private static String steps(List<StepTime> steps) {
+        if (steps == null) {
+            return "";
+        }
+        Map<String, StepTime> byStep = steps.stream().collect(Collectors.toMap(StepTime::step, s -> s));
+        StepTime claim = byStep.get("claim");
+        return "Where a batch's time went on the first server, from its `durability_outbox_drain_step_seconds` over"
+                + " the one-server drain (" + whole(claim.batches()) + " batches), the drain's own thread: claim "
+                + ms(claim.meanMs()) + ", send " + ms(byStep.get("send").meanMs()) + ", waiting for confirms "
+                + ms(byStep.get("confirm").meanMs()) + "; beside it, on the executor, the stamps "
+                + ms(byStep.get("stamp").meanMs()) + " a batch.\n\n";
     }
 
     private static String drainRow(String servers, DrainResult.DrainRun run, double perfTest) {

@@ -14,6 +14,8 @@ import java.util.List;
  * @param oneServerProfile the first server's database round trips in one more one-server drain
  * @param twoServerProfile the first server's database round trips in one more two-server drain
  * @param samples the first server's CPU samples during the one-server drain
+ * @param steps where the first server's batches spent their time in the one-server drain, by its own metric; null in
+ *     results of runs before it had one
  */
 public record DrainResult(
         Machine machine,
@@ -29,7 +31,8 @@ public record DrainResult(
         double publishLagP95Seconds,
         DrainProfile oneServerProfile,
         DrainProfile twoServerProfile,
-        CpuSamples samples) {
+        CpuSamples samples,
+        List<StepTime> steps) {
 
     /** One drain of the backlog: its rate, and what each process used of the machine meanwhile. */
     public record DrainRun(double rowsPerSecond, CpuShare cpu) {}

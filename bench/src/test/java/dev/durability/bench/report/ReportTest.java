@@ -3,6 +3,8 @@ package dev.durability.bench.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durability.bench.results.ClaimResult;
+import dev.durability.bench.results.CpuShare;
+import dev.durability.bench.results.DrainResult;
 import dev.durability.bench.results.FilterResult;
 import dev.durability.bench.results.LagResult;
 import dev.durability.bench.results.Machine;
@@ -10,6 +12,7 @@ import dev.durability.bench.results.Percentiles;
 import dev.durability.bench.results.Results;
 import dev.durability.bench.results.RoundTrips;
 import dev.durability.bench.results.StagingResult;
+import dev.durability.bench.results.StepTime;
 import dev.durability.bench.results.SustainedResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -153,6 +156,46 @@ class ReportTest {
         assertThat(headline)
                 .contains("| the filter's own work in a fresh key's added median | below noise (0.300 ms; the added"
                         + " median's runs differ by up to 0.50 ms) |");
+    }
+
+    @Test
+    void theDrainSaysWhereABatchsTimeWentAsTheServerTimedIt() {
+        List<StepTime> steps = List.of(
+                new StepTime("claim", 100, 101.4),
+                new StepTime("send", 100, 38.2),
+                new StepTime("confirm", 100, 3.49),
+                new StepTime("stamp", 100, 17.0));
+
+        String withSteps = new Report(Results.none().with(drain(steps))).performance();
+        String before = new Report(Results.none().with(drain(null))).performance();
+
+        assertThat(withSteps)
+                .contains("over the one-server drain (100 batches), the drain's own thread: claim 101 ms, send"
+                        + " 38.2 ms, waiting for confirms 3.49 ms; beside it, on the executor, the stamps 17.0 ms a"
+                        + " batch.");
+        assertThat(before).contains("## Outbox drain").doesNotContain("durability_outbox_drain_step_seconds");
+    }
+
+    private static DrainResult drain(List<StepTime> steps) {
+        DrainResult.DrainRun run = new DrainResult.DrainRun(7_000, new CpuShare(30, 18, 24));
+        RoundTrips trip = new RoundTrips(1_000, 1.2);
+        DrainResult.DrainProfile profile = new DrainResult.DrainProfile(trip, trip, trip, trip, 74);
+        return new DrainResult(
+                MACHINE,
+                100_000,
+                1_000,
+                30_000,
+                3_500,
+                9_000,
+                run,
+                run,
+                run,
+                540,
+                20,
+                profile,
+                profile,
+                new DrainResult.CpuSamples(54, List.of(), List.of()),
+                steps);
     }
 
     private static FilterResult filter(double freshThroughput, double noneThroughput) {
