@@ -78,6 +78,43 @@ class OutboxClaimsIT {
         return inTransaction(transaction, work);
     }
 
+    @Test
+    void aClaimRewritesItsRowsOnTheirOwnPagesWithoutNewIndexEntries() throws Exception {
+        // Empty pages, as a new day's partition has: the earlier tests' deleted rows would leave room of their own.
+        sql("TRUNCATE " + TABLE);
+        stage(50);
+
+        long[] counts = inTransaction(() -> {
+            // The backend's statistics not yet reported, on the connection of the transaction the claim runs in:
+            // what they gained across the claim is the claim's.
+            long[] before = updates();
+            int claimed = claims.claim().size();
+            long[] after = updates();
+            return new long[] {claimed, after[0] - before[0], after[1] - before[1]};
+        });
+
+        assertThat(counts[0]).as("rows claimed").isEqualTo(50);
+        assertThat(counts[1])
+                .as("rows the claim updated, seen in its transaction")
+                .isEqualTo(50);
+        assertThat(counts[2])
+                .as("of them, updated on their page without index entries (HOT): room was left for them"
+                        + " (docs/decisions/0097-outbox-claims-stay-on-their-page.md)")
+                .isEqualTo(50);
+    }
+
+    /** Rows of the outbox's partitions this backend updated, and of them HOT, as its statistics not yet reported count them. */
+    private long[] updates() throws Exception {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT sum(pg_stat_get_xact_tuples_updated(inhrelid)),"
+                        + " sum(pg_stat_get_xact_tuples_hot_updated(inhrelid)) FROM pg_inherits"
+                        + " WHERE inhparent = CAST('" + TABLE + "' AS regclass)")) {
+            rs.next();
+            return new long[] {rs.getLong(1), rs.getLong(2)};
+        }
+    }
+
     private static <T> T inTransaction(UserTransaction transaction, Callable<T> work) throws Exception {
         transaction.begin();
         try {
