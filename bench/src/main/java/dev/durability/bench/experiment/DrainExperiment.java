@@ -164,7 +164,11 @@ public final class DrainExperiment {
                             - ServerMetrics.sample(before, STEP_METRIC + "_count", label);
                     double sum = ServerMetrics.sample(after, STEP_METRIC + "_sum", label)
                             - ServerMetrics.sample(before, STEP_METRIC + "_sum", label);
-                    return new StepTime(step, Math.round(count), count > 0 ? sum * 1000 / count : Double.NaN);
+                    if (count <= 0) {
+                        throw new IllegalStateException("the server timed no batch's " + step + " in its drain: is "
+                                + STEP_METRIC + " on its /metrics?");
+                    }
+                    return new StepTime(step, Math.round(count), sum * 1000 / count);
                 })
                 .toList();
     }

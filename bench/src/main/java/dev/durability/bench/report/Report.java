@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -378,12 +379,14 @@ public final class Report {
             return "";
         }
         Map<String, StepTime> byStep = steps.stream().collect(Collectors.toMap(StepTime::step, s -> s));
-        StepTime claim = byStep.get("claim");
+        Function<String, StepTime> step =
+                name -> Objects.requireNonNull(byStep.get(name), "results.json's drain has no step " + name);
         return "Where a batch's time went on the first server, from its `durability_outbox_drain_step_seconds` over"
-                + " the one-server drain (" + whole(claim.batches()) + " batches), the drain's own thread: claim "
-                + ms(claim.meanMs()) + ", send " + ms(byStep.get("send").meanMs()) + ", waiting for confirms "
-                + ms(byStep.get("confirm").meanMs()) + "; beside it, on the executor, the stamps "
-                + ms(byStep.get("stamp").meanMs()) + " a batch.\n\n";
+                + " the one-server drain (" + whole(step.apply("claim").batches()) + " batches), the drain's own"
+                + " thread: claim " + ms(step.apply("claim").meanMs()) + ", send "
+                + ms(step.apply("send").meanMs())
+                + ", waiting for confirms " + ms(step.apply("confirm").meanMs()) + "; beside it, on the executor, the"
+                + " stamps " + ms(step.apply("stamp").meanMs()) + " a batch.\n\n";
     }
 
     private static String drainRow(String servers, DrainResult.DrainRun run, double perfTest) {

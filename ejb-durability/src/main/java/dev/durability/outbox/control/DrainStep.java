@@ -14,7 +14,10 @@ public enum DrainStep {
     SEND,
     /** The drain waiting for a sent batch's confirms, after whatever it did meanwhile. */
     CONFIRM,
-    /** The stamps' transaction, on the managed executor, overlapping the next claim and send. */
+    /**
+     * The stamps' transaction with its retries, succeeded or given up on, on the managed executor, overlapping the
+     * next claim and send; also for a batch the broker could not take, whose rows it releases.
+     */
     STAMP;
 
     /** The value of the metric's {@code step} label. */
