@@ -2,7 +2,7 @@
 -- predicate reads, so the row's new version may stay on its page without new index entries (a HOT update) if the page
 -- has room for it. At fillfactor 85 a page of outbox rows (about 550 bytes each) has room for one or two of its dozen
 -- rows' new versions: 86 % of claims wrote four index entries a row. Half of each page is kept free from now on: room
--- for the claim of every row of that size, which adds about 60 bytes to it
+-- for a new version of every row of that size, each about 60 bytes longer than the row was
 -- (docs/decisions/0097-outbox-claims-stay-on-their-page.md).
 -- Applies to pages written after it. SET (fillfactor) takes a lock that lets staging, claims and stamps go on; the
 -- day partitions made later take their storage settings from the default partition.
