@@ -4,7 +4,6 @@ import dev.durability.bench.broker.Broker;
 import dev.durability.bench.broker.PerfTest;
 import dev.durability.bench.db.CommitLimit;
 import dev.durability.bench.db.Database;
-import dev.durability.bench.http.OrderClients;
 import dev.durability.bench.http.ServerMetrics;
 import dev.durability.bench.profile.CpuTime;
 import dev.durability.bench.profile.FlightRecorder;
@@ -66,12 +65,12 @@ public final class DrainExperiment {
         try (AutoCloseable sink = Broker.sink(QUEUE)) {
             Path samples = work.resolve("drain-samples.jfr");
             // 8 s of samples from 3 s in: the drain's steady state, not its first claims.
-            String metricsBefore = metrics(first);
+            String metricsBefore = ServerMetrics.read(first.uri());
             DrainRun one = drain(() -> inBackground(() -> {
                 Thread.sleep(3_000);
                 recorder.startFor("bench-samples", samples, 8);
             }));
-            List<StepTime> steps = steps(metricsBefore, metrics(first));
+            List<StepTime> steps = steps(metricsBefore, ServerMetrics.read(first.uri()));
             double rss = residentMiB(first.pid());
             double lagP95 = Database.number("SELECT coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY"
                     + " EXTRACT(EPOCH FROM published_at - created_at)), 0) FROM " + BenchServers.SCHEMA
@@ -149,10 +148,6 @@ public final class DrainExperiment {
         double busy = CpuTime.busyPercent(before, CpuTime.machineTicks());
         List<RoundTrips> trips = Recording.of(file).roundTrips(DRAIN_TRIPS);
         return new DrainProfile(trips.get(0), trips.get(1), trips.get(2), trips.get(3), busy);
-    }
-
-    private static String metrics(LibertyServer server) throws Exception {
-        return new OrderClients(server.uri()).get(server.uri().resolve("/metrics"));
     }
 
     /** Each drain step's batches and mean time between two readings of the server's step metric. */

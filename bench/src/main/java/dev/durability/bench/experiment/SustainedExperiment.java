@@ -4,7 +4,7 @@ import dev.durability.bench.broker.Arrivals;
 import dev.durability.bench.db.ClaimStatement;
 import dev.durability.bench.db.CommitLimit;
 import dev.durability.bench.db.Database;
-import dev.durability.bench.http.OrderClients;
+import dev.durability.bench.http.ServerMetrics;
 import dev.durability.bench.load.Commits;
 import dev.durability.bench.load.SqlStaging;
 import dev.durability.bench.results.Machine;
@@ -23,8 +23,6 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Sustained staging under short retention windows (docs/decisions/0092): a server of its own keeps published outbox
@@ -42,8 +40,6 @@ public final class SustainedExperiment {
     private static final String OUTBOX_WINDOW = "PT2M";
     private static final String INBOX_WINDOW = "PT4M";
     private static final String INTERVAL = "PT30S";
-    private static final Pattern PRUNED = Pattern.compile(
-            "(?m)^durability_retention_pruned_rows_total\\{[^}]*table=\"event_outbox\"[^}]*} ([0-9.eE+]+)");
 
     private final int seconds;
     private final int window;
@@ -82,7 +78,10 @@ public final class SustainedExperiment {
                             "0"));
             List<Window> windows = stage();
             double staged = windows.stream().mapToLong(Window::committed).sum() / (double) seconds;
-            long pruned = pruned(new OrderClients(server.uri()).get(server.uri().resolve("/metrics")));
+            long pruned = (long) ServerMetrics.sample(
+                    ServerMetrics.read(server.uri()),
+                    "durability_retention_pruned_rows_total",
+                    "table=\"event_outbox\"");
             return new SustainedResult(
                     Machine.now(Database.serverVersion()),
                     seconds,
@@ -200,10 +199,5 @@ public final class SustainedExperiment {
             }
             return null;
         }
-    }
-
-    private static long pruned(String metrics) {
-        Matcher matcher = PRUNED.matcher(metrics);
-        return matcher.find() ? (long) Double.parseDouble(matcher.group(1)) : 0;
     }
 }

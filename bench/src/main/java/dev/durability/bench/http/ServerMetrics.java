@@ -1,5 +1,7 @@
 package dev.durability.bench.http;
 
+import java.io.IOException;
+import java.net.URI;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -7,6 +9,11 @@ import java.util.regex.Pattern;
 public final class ServerMetrics {
 
     private ServerMetrics() {}
+
+    /** The server's {@code /metrics} text. */
+    public static String read(URI server) throws IOException, InterruptedException {
+        return new OrderClients(server).get(server.resolve("/metrics"));
+    }
 
     /** The value of the first sample of {@code name} whose labels include {@code label} (e.g. {@code step="claim"}), or 0. */
     public static double sample(String metrics, String name, String label) {
